@@ -1,0 +1,30 @@
+# Two commands do all the set-up on a fresh machine: `make run` and `make test`.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test venv lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: venv
+	scripts/run.sh
+
+test: venv
+	scripts/test.sh
+
+lint: venv
+	$(VENV)/bin/ruff check .
+
+bench: venv
+	scripts/bench.sh
+
+clean:
+	rm -rf var/broker var/celery-results var/cache

@@ -1,0 +1,33 @@
+"""The navigation each role sees. Apps add their pages here as they grow."""
+
+from dataclasses import dataclass
+
+from django.urls import NoReverseMatch, reverse
+
+from accounts.permissions import has_role_permission
+
+
+@dataclass(frozen=True)
+class NavItem:
+    label: str
+    url_name: str
+    permission: str | None  # None: every signed-in user
+
+
+NAV_ITEMS: list[NavItem] = [
+    NavItem("Home", "home", None),
+    NavItem("Worker health", "worker_health", "view_dashboard"),
+]
+
+
+def nav_items_for(user) -> list[dict]:
+    items = []
+    for item in NAV_ITEMS:
+        if item.permission and not has_role_permission(user, item.permission):
+            continue
+        try:
+            url = reverse(item.url_name)
+        except NoReverseMatch:
+            continue
+        items.append({"label": item.label, "url": url, "url_name": item.url_name})
+    return items

@@ -1,0 +1,37 @@
+"""The three kinds of user and what each may do. Groups are created from this by a data migration."""
+
+OPERATOR = "operator"
+SUPPORT = "support"
+PLAYER = "player"
+ROLES = (OPERATOR, SUPPORT, PLAYER)
+
+# codename -> human description; the 403 page quotes the description so a user knows what is missing.
+PERMISSIONS = {
+    "configure_tables": "configure tables, bet limits and paytables",
+    "view_dashboard": "read the operator dashboard",
+    "view_backoffice": "read every table, round and player",
+    "lookup_players": "look up players, game numbers and transactions",
+    "void_rounds": "void a round",
+    "play": "play and hold a wallet",
+}
+
+ROLE_PERMISSIONS = {
+    OPERATOR: ("configure_tables", "view_dashboard", "view_backoffice", "void_rounds"),
+    SUPPORT: ("view_backoffice", "lookup_players", "void_rounds"),
+    PLAYER: ("play",),
+}
+
+
+def roles_for_permission(codename: str) -> list[str]:
+    return [role for role, codenames in ROLE_PERMISSIONS.items() if codename in codenames]
+
+
+def sync_groups(*, group_model, permission_model, content_type) -> None:
+    """Create or repair the role groups; takes models as arguments so a migration can pass historical ones."""
+    for codename, description in PERMISSIONS.items():
+        permission_model.objects.update_or_create(
+            content_type=content_type, codename=codename, defaults={"name": f"Can {description}"}
+        )
+    for role, codenames in ROLE_PERMISSIONS.items():
+        group, _ = group_model.objects.get_or_create(name=role)
+        group.permissions.set(permission_model.objects.filter(content_type=content_type, codename__in=codenames))

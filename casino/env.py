@@ -1,0 +1,86 @@
+"""Environment helpers that fail loudly: a typo in production config must stop the process, not guess."""
+
+import os
+from urllib.parse import parse_qs, unquote, urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str | None = None) -> str:
+    value = os.environ.get(name)
+    if value is None:
+        if default is None:
+            raise ImproperlyConfigured(f"Environment variable {name} is required")
+        return default
+    return value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    lowered = raw.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use one of 1/0, true/false, yes/no, on/off)")
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def database_from_url(url: str, base_dir=None) -> dict:
+    """Translate DATABASE_URL (postgres://user:pass@host:port/name or sqlite:///path) into Django settings."""
+    parsed = urlparse(url)
+    if parsed.scheme in ("postgres", "postgresql"):
+        name = unquote(parsed.path.lstrip("/"))
+        if not name:
+            raise ImproperlyConfigured(f"DATABASE_URL {url!r} names no database")
+        options = {key: values[-1] for key, values in parse_qs(parsed.query).items()}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": name,
+            "USER": unquote(parsed.username or ""),
+            "PASSWORD": unquote(parsed.password or ""),
+            "HOST": parsed.hostname or "",
+            "PORT": str(parsed.port or ""),
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": options,
+        }
+    if parsed.scheme == "sqlite":
+        # sqlite:///relative/file (from the project folder) or sqlite:////absolute/file
+        path = unquote(url[len("sqlite:///"):]) if url.startswith("sqlite:///") else ""
+        if not path:
+            raise ImproperlyConfigured(f"DATABASE_URL {url!r} names no SQLite file")
+        if not path.startswith("/") and base_dir is not None:
+            path = str(base_dir / path)
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": path,
+            # WAL lets the web server read while the Celery worker writes; IMMEDIATE avoids upgrade deadlocks.
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+        }
+    raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported (use postgres:// or sqlite:///)")

@@ -1,0 +1,12 @@
+"""pytest plugin (loaded with -p before Django is set up): defaults so a bare `pytest` runs like `make test`."""
+
+import os
+
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casino")
+os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+os.environ.setdefault("CELERY_RESULT_BACKEND", "redis://127.0.0.1:6379/1")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/2")
+os.environ.setdefault("SECRET_KEY", "test-only-not-a-secret")
+os.environ.setdefault("FAST_PASSWORD_HASHER", "1")
+# One queue per test session, so two suites on one Redis never take each other's tasks.
+os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"test-{os.getpid()}")

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The embedded default: SQLite, a real Celery worker on the file-system broker, demo data, the web server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBUG="${DEBUG:-1}"
+PY=.venv/bin/python
+mkdir -p var/broker var/celery-results var/cache
+
+$PY manage.py migrate --noinput
+$PY manage.py demo_data
+
+$PY -m celery -A casino worker --loglevel WARNING --concurrency 2 \
+    --without-gossip --without-mingle --without-heartbeat -n "casino-run@%h" &
+worker=$!
+stop() {
+  trap - INT TERM EXIT
+  kill -TERM "$worker" 2>/dev/null || true
+  wait "$worker" 2>/dev/null || true
+}
+trap stop INT TERM EXIT
+
+echo
+echo "  Live Blackjack back office: http://127.0.0.1:8000/"
+echo "  Celery worker pid $worker on the file-system broker (var/broker). Ctrl-C stops both."
+echo
+$PY manage.py runserver 127.0.0.1:8000 --noreload

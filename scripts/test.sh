@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole suite on PostgreSQL and Redis with a real Celery worker (started by the tests' session fixture).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/services.sh
+
+export DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/casino}"
+export CELERY_BROKER_URL="${TEST_CELERY_BROKER_URL:-redis://127.0.0.1:6379/0}"
+export CELERY_RESULT_BACKEND="${TEST_CELERY_RESULT_BACKEND:-redis://127.0.0.1:6379/1}"
+export REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379/2}"
+export SECRET_KEY="test-only-not-a-secret" FAST_PASSWORD_HASHER=1 DEBUG=0
+
+.venv/bin/ruff check .
+.venv/bin/python manage.py makemigrations --check --dry-run
+[ -f rounds/management/commands/replay_round.py ] && .venv/bin/python manage.py replay_round ../shared/vectors --check >/dev/null
+.venv/bin/python -m pytest "$@"

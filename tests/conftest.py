@@ -1,0 +1,122 @@
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+REPO = Path(__file__).resolve().parents[1]
+OUTPUT = REPO / "var" / "test-output"
+
+
+@pytest.fixture
+def roles(db):
+    """Role groups come from a data migration; transactional tests flush them, so repair them first."""
+    from accounts.services import roles_sync
+
+    roles_sync()
+
+
+def _make_user(username: str, role: str):
+    from accounts.services import user_create
+
+    return user_create(username=username, password="pw-" + username, role=role, email=f"{username}@example.test")
+
+
+@pytest.fixture
+def operator(roles):
+    return _make_user("olivia_operator", "operator")
+
+
+@pytest.fixture
+def support(roles):
+    return _make_user("sam_support", "support")
+
+
+@pytest.fixture
+def player(roles):
+    return _make_user("pat_player", "player")
+
+
+@pytest.fixture
+def player2(roles):
+    return _make_user("quinn_player", "player")
+
+
+@pytest.fixture
+def personas(operator, support, player, player2):
+    return {"operator": operator, "support": support, "player": player, "player2": player2}
+
+
+@pytest.fixture
+def client_for(client):
+    from django.test import Client
+
+    def make(user):
+        new = Client()
+        if user is not None:
+            new.force_login(user)
+        return new
+
+    return make
+
+
+def _database_url_for_worker() -> str:
+    settings = connection.settings_dict
+    if settings["ENGINE"] != "django.db.backends.postgresql":
+        raise RuntimeError("The real-worker tests run on PostgreSQL (make test sets DATABASE_URL)")
+    auth = settings["USER"] + (f":{settings['PASSWORD']}" if settings["PASSWORD"] else "")
+    return f"postgres://{auth}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    """One real Celery worker process for the session, consuming this session's queue on the test database."""
+    from casino.celery import app
+
+    queue = app.conf.task_default_queue
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    with django_db_blocker.unblock():
+        env = dict(os.environ, DATABASE_URL=_database_url_for_worker(), CELERY_TASK_DEFAULT_QUEUE=queue)
+    log = open(OUTPUT / f"celery-worker-{queue}.log", "w")  # noqa: SIM115 - closed at teardown
+    node = f"{queue}@%h"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "casino", "worker", "-Q", queue, "-n", node, "--pool", "solo",
+         "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"Celery worker exited with {proc.returncode}; see {log.name}")
+        if "ready." in Path(log.name).read_text(errors="replace"):
+            break
+        time.sleep(0.2)
+    else:
+        proc.kill()
+        raise RuntimeError(f"Celery worker not ready after 60 s; see {log.name}")
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture
+def celery_worker(celery_worker_process, transactional_db):
+    """Tests that need the worker must commit their data, so they run in transactional mode."""
+    return celery_worker_process
+
+
+def wait_for(predicate, *, timeout: float = 20.0, interval: float = 0.1, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WalletConfig(AppConfig):
+    name = "wallet"
+    verbose_name = "Wallet and ledger"
