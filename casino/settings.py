@@ -8,8 +8,10 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("CASINO_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
-# Only a DEBUG process may fall back to a throw-away key; production must be told its secret.
-SECRET_KEY = env_str("SECRET_KEY", "insecure-development-key-never-in-production" if DEBUG else None)
+# Only a DEBUG process may fall back to a throw-away key; production must be told its secret. Commands that sign
+# nothing (replay_round, ledger_audit) still run without one: Django refuses an empty key the moment anything
+# reads it, and the WSGI/ASGI application refuses to load without it, so a server never starts without one.
+SECRET_KEY = env_str("SECRET_KEY", "insecure-development-key-never-in-production" if DEBUG else "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -23,6 +25,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_htmx",
     "accounts",
     "tables",
@@ -131,6 +134,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Studio, game-client and back-office API. Money is integer minor units.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from our own static files, not a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LOGGING = {

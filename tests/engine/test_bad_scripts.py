@@ -1,0 +1,143 @@
+"""Invalid scripts: one plain line naming file and script id on stderr, no result, no traceback, exit 1."""
+
+import copy
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rounds.engine.replay import replay_paths
+
+REPO = Path(__file__).resolve().parents[2]
+GOOD: dict[str, Any] = {
+    "id": "G1",
+    "rules": "free_bet",
+    "cards": {"player": ["8h", "8d"], "dealer": ["Ts", "7c"], "stream": ["3c", "Th", "Td"]},
+    "players": [{"id": "p1", "bets": {"main": 1000}, "actions": ["split", "hit", "stand"]}],
+    "expect": {"p1": {"hands": [1000, 1000]}},
+}
+
+
+def _bad(script_id: str, path: str, value: Any) -> dict[str, Any]:
+    script = copy.deepcopy(GOOD)
+    script["id"] = script_id
+    *parents, last = path.split(".")
+    target = script
+    for key in parents:
+        target = target[int(key)] if isinstance(target, list) else target[key]
+    target[last] = value
+    return script
+
+
+BAD_SCRIPTS = [
+    (_bad("BAD-CARD", "cards.player", ["8h", "1x"]), "unknown card '1x'"),
+    (_bad("NINTH", "cards.stream", ["3c", "Th", "Td"] + ["8h"] * 8), "8h appears 9 times"),
+    (_bad("ILLEGAL", "players.0.actions", ["split", "hit", "double"]), "illegal action double"),
+    (_bad("MISSING-ACTION", "players.0.actions", ["split", "hit"]), "missing decision for hand 2"),
+    (_bad("SURPLUS-ACTION", "players.0.actions", ["split", "hit", "stand", "hit"]), "surplus action 'hit'"),
+    (_bad("MISSING-CARD", "cards.stream", ["3c", "Th"]), "missing stream card"),
+    (_bad("UNUSED-CARD", "cards.stream", ["3c", "Th", "Td", "4c"]), "unused stream card(s) 4c"),
+    (_bad("DEALER-17", "cards.dealer", ["Ts", "7c", "2d"]), "dealer drew 2d on 17"),
+    (_bad("DEALER-SHORT", "cards.dealer", ["Ts", "5c"]), "dealer card is missing"),
+    (
+        _bad("UNKNOWN-ACTION", "players.0.actions", ["split", "hit", "surrender"]),
+        "unknown action 'surrender'",
+    ),
+    (_bad("RULES", "rules", "spanish21"), "unknown rules 'spanish21'"),
+    (_bad("FLAG", "overrides", {"no_such_flag": True}), "unknown table flag 'no_such_flag'"),
+    (_bad("ODD", "players.0.bets", {"main": 1001}), "even number"),
+    (_bad("INS-TEN", "players.0.insurance", True), "insurance is offered only with an ace up"),
+    (_bad("SIDE-OFFER", "players.0.bets", {"main": 1000, "perfect_pairs": 100}), "not offered"),
+    (_bad("SIDE-ALONE", "players.0.bets", {"any_pair": 100}), "needs a main bet"),
+    (
+        _bad("BB-FREE", "players", GOOD["players"] + [{"id": "bb", "bets": {"main": 100}, "behind": True}]),
+        "Bet Behind is not offered",
+    ),
+]
+
+
+@pytest.mark.parametrize(("script", "reason"), BAD_SCRIPTS, ids=[s["id"] for s, _ in BAD_SCRIPTS])
+def test_bad_script_reports_one_plain_line(tmp_path: Path, script: dict[str, Any], reason: str) -> None:
+    file = tmp_path / "bad.json"
+    file.write_text(json.dumps(script))
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_paths([file], check=True, out=out, err=err) == 1
+    assert out.getvalue() == ""
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"{file}: {script['id']}: ")
+    assert reason in lines[0]
+
+
+def test_no_insurance_for_bet_behind(tmp_path: Path) -> None:
+    script = copy.deepcopy(GOOD) | {"id": "BB-INS", "rules": "classic_eu"}
+    script["cards"] = {"player": ["Th", "9d"], "dealer": ["As", "7c"], "stream": []}
+    script["players"] = [
+        {"id": "seat", "bets": {"main": 1000}, "actions": ["stand"]},
+        {"id": "bb", "bets": {"main": 1000}, "behind": True, "insurance": True},
+    ]
+    file = tmp_path / "bb.json"
+    file.write_text(json.dumps(script))
+    err = io.StringIO()
+    assert replay_paths([file], check=False, out=io.StringIO(), err=err) == 1
+    assert err.getvalue() == f"{file}: BB-INS: bb: a Bet Behind cannot be insured\n"
+
+
+def test_check_names_each_difference(tmp_path: Path) -> None:
+    script = copy.deepcopy(GOOD)
+    script["expect"] = {"p1": {"hands": [1000, 0], "any_pair": 800}}
+    file = tmp_path / "diff.json"
+    file.write_text(json.dumps([script, copy.deepcopy(GOOD) | {"id": "G2"}]))
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_paths([tmp_path], check=True, out=out, err=err) == 1
+    assert len(out.getvalue().splitlines()) == 2
+    assert err.getvalue().splitlines() == [
+        f"{file}: G1: p1.any_pair: expected 800, got nothing (not staked)",
+        f"{file}: G1: p1.hands: expected [1000, 0], got [1000, 1000]",
+    ]
+    assert replay_paths([tmp_path], check=False, out=io.StringIO(), err=io.StringIO()) == 0
+
+
+def test_unreadable_file_and_missing_path(tmp_path: Path) -> None:
+    (tmp_path / "broken.json").write_text("{not json")
+    err = io.StringIO()
+    assert replay_paths([tmp_path, tmp_path / "nope.json"], check=False, out=io.StringIO(), err=err) == 1
+    lines = err.getvalue().splitlines()
+    assert lines[0].startswith(f"{tmp_path / 'broken.json'}: cannot read a JSON script file")
+    assert lines[1] == f"{tmp_path / 'nope.json'}: no such file or folder"
+
+
+def _manage(*args: str) -> subprocess.CompletedProcess[str]:
+    # An unreachable database proves the command never touches it.
+    env = os.environ | {"SECRET_KEY": "test", "DATABASE_URL": "postgres://nobody@127.0.0.1:9/none"}
+    return subprocess.run(
+        [sys.executable, "manage.py", "replay_round", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.mark.skipif(not (REPO / "manage.py").exists(), reason="manage.py not scaffolded yet")
+def test_command_reports_bad_scripts_without_traceback(tmp_path: Path) -> None:
+    scripts = [script for script, _reason in BAD_SCRIPTS] + [GOOD]
+    (tmp_path / "all.json").write_text(json.dumps(scripts))
+    done = _manage(str(tmp_path), "--check")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == len(BAD_SCRIPTS)
+    assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == ["G1"]
+
+
+@pytest.mark.skipif(not (REPO / "manage.py").exists(), reason="manage.py not scaffolded yet")
+def test_command_checks_shared_vectors() -> None:
+    vectors = REPO.parent / "shared" / "vectors"
+    done = _manage(str(vectors), "--check")
+    assert done.returncode == 0, done.stderr
+    assert all(json.loads(line)["dealer"]["cards"] for line in done.stdout.splitlines())
