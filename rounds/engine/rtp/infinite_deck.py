@@ -6,14 +6,16 @@ only on the up card (and on whether a peek has ruled out blackjack), never on th
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 # Card values 2..11 (11 is the ace); a 10-value card is four ranks out of thirteen.
 CARD_VALUES: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 CARD_PROBABILITY: dict[int, float] = {value: (4.0 if value == 10 else 1.0) / 13.0 for value in CARD_VALUES}
 ACE = 11
 UP_CARD_LABELS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")
-UP_CARD_VALUE: dict[str, int] = {label: value for label, value in zip(UP_CARD_LABELS, CARD_VALUES, strict=True)}
+UP_CARD_VALUE: dict[str, int] = {
+    label: value for label, value in zip(UP_CARD_LABELS, CARD_VALUES, strict=True)
+}
 
 # Dealer outcome slots: 17..21 stood, exactly 22 (a push on free-bet tables), 23 or more, blackjack.
 DEALER_STOOD_TOTALS: tuple[int, ...] = (17, 18, 19, 20, 21)
@@ -50,7 +52,7 @@ def dealer_outcome_distribution(up_value: int, blackjack_excluded: bool) -> tupl
     ``blackjack_excluded`` conditions on a peek having found no blackjack.
     """
 
-    @lru_cache(maxsize=None)
+    @cache
     def draw_out(total: int, soft: bool) -> tuple[float, ...]:
         if total >= 17:
             outcome = [0.0] * DEALER_OUTCOMES
