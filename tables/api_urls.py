@@ -1,3 +1,8 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from tables import api
+
+urlpatterns = [
+    path("", api.TableListApi.as_view(), name="api_tables_list"),
+    path("<str:code>/", api.TableDetailApi.as_view(), name="api_table_detail"),
+]

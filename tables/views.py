@@ -1,0 +1,257 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts.permissions import permission_required
+from tables import rtp, selectors, services
+from tables.errors import TableConfigError, TableConflictError
+from tables.forms import LimitsForm, PaytableForm, RtpRunForm, TableSettingsForm
+from tables.models import Profile, SideBet, Table, TablePaytable, TableRtpRun, TableState
+
+FEATURE_LABELS = {"bet_behind": "Bet Behind", "multi_seat": "Multi Seat", "deal_now": "Deal Now",
+                  "auto_confirm": "auto-confirmed bets", "golden_chips": "Golden Chips"}
+STATE_ACTIONS = {TableState.OPEN: "Open", TableState.PAUSED: "Pause", TableState.CLOSED: "Close"}
+DETAIL_HISTORY = 10
+
+
+def _table_or_404(code: str) -> Table:
+    try:
+        return selectors.table_detail(code=code)
+    except Table.DoesNotExist:
+        raise Http404(f"No table with code {code}") from None
+
+
+def _side_bet_or_404(side_bet: str) -> str:
+    if side_bet not in SideBet.values:
+        raise Http404(f"No side bet {side_bet}")
+    return side_bet
+
+
+@permission_required("configure_tables")
+def tables_list(request):
+    return render(request, "tables/list.html", {"tables": selectors.tables_list()})
+
+
+@require_http_methods(["GET", "POST"])
+@permission_required("configure_tables")
+def table_new(request):
+    source = request.POST if request.method == "POST" else request.GET
+    profile = source.get("profile")
+    if profile not in Profile.values:
+        profile = Profile.FREE_BET
+    if request.method == "POST":
+        form = TableSettingsForm(request.POST, profile=profile)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                table = services.table_create(
+                    actor=request.user, code=data["code"], profile=profile, **form.settings(),
+                )
+            except TableConfigError as error:
+                form.add_error(error.field if error.field in form.fields else None, error.message)
+            else:
+                messages.success(request, f"Table {table.code} created (closed until you open it).")
+                return redirect("table_detail", code=table.code)
+    else:
+        initial = TableSettingsForm.initial_for(profile)
+        initial.update({key: source[key] for key in ("code", "name") if source.get(key)})
+        form = TableSettingsForm(initial=initial, profile=profile)
+        if request.htmx:
+            # The profile select asks for the fields and defaults of the newly chosen profile.
+            return render(request, "tables/_profile_fields.html", {"form": form})
+    return render(request, "tables/new.html", {"form": form, "profile": profile})
+
+
+@require_http_methods(["GET", "POST"])
+@permission_required("configure_tables")
+def table_edit(request, code: str):
+    table = _table_or_404(code)
+    if request.method == "POST":
+        form = TableSettingsForm(request.POST, profile=table.profile, table=table)
+        if form.is_valid():
+            try:
+                services.table_update(
+                    actor=request.user, table=table, expected_version=form.cleaned_data.get("version"),
+                    **form.settings(),
+                )
+            except (TableConfigError, TableConflictError) as error:
+                field = getattr(error, "field", None)
+                form.add_error(field if field in form.fields else None, error.message)
+            else:
+                messages.success(request, f"Table {table.code} saved.")
+                return redirect("table_detail", code=table.code)
+    else:
+        form = TableSettingsForm(initial=TableSettingsForm.initial_for(table.profile, table), profile=table.profile,
+                                 table=table)
+    return render(request, "tables/edit.html", {"form": form, "table": table})
+
+
+@permission_required("configure_tables")
+def table_detail(request, code: str):
+    table = _table_or_404(code)
+    rules = services.table_rules(table)
+    limits_by_currency: dict[str, list] = {}
+    for limit in selectors.table_bet_limits(table=table):
+        limits_by_currency.setdefault(limit.currency, []).append(limit)
+    runs = selectors.rtp_runs_recent(table=table)
+    history = selectors.table_history(table=table, limit=DETAIL_HISTORY)
+    return render(request, "tables/detail.html", {
+        "table": table,
+        "rules": rules,
+        "features": [label for name, label in FEATURE_LABELS.items() if getattr(table, name)],
+        "limits_by_currency": limits_by_currency,
+        "paytable_rtps": selectors.table_paytable_rtps(table=table),
+        "insurance_rtp": rtp.percent(rtp.insurance_rtp(table.decks)),
+        "main_infinite_rtp": rtp.float_percent(rtp.main_game_infinite_rtp(rules), 4),
+        "runs": runs,
+        "current_run": runs[0] if runs else None,
+        "rtp_form": RtpRunForm(),
+        "history": history,
+        "more_history": len(history) == DETAIL_HISTORY,
+        "state_actions": [(state, label) for state, label in STATE_ACTIONS.items() if state != table.state],
+    })
+
+
+@require_http_methods(["GET", "POST"])
+@permission_required("configure_tables")
+def table_limits(request, code: str):
+    table = _table_or_404(code)
+    limits = selectors.table_bet_limits(table=table)
+    if request.method == "POST":
+        form = LimitsForm(request.POST, table=table, limits=limits)
+        if form.is_valid():
+            try:
+                services.bet_limits_set(actor=request.user, table=table, limits=form.limits,
+                                        expected_version=form.cleaned_data["version"])
+            except (TableConfigError, TableConflictError) as error:
+                form.add_error(None, error.message)
+            else:
+                messages.success(request, f"Limits of {table.code} saved.")
+                return redirect("table_detail", code=table.code)
+    else:
+        form = LimitsForm(table=table, limits=limits)
+    currencies = {}
+    for row in form.bound_rows():
+        currencies.setdefault(row["currency"], []).append(row)
+    return render(request, "tables/limits.html", {"form": form, "table": table, "currencies": currencies})
+
+
+def _paytable_preview(form: PaytableForm, table: Table) -> dict:
+    if not form.is_valid():
+        return {"preview_error": "Enter a whole number of 0 or more for every line to see the RTP."}
+    value = rtp.side_bet_rtp(form.side_bet, form.paytable(), table.decks)
+    return {"preview_rtp": rtp.percent(value), "preview_too_high": value >= 1}
+
+
+@require_http_methods(["GET", "POST"])
+@permission_required("configure_tables")
+def table_paytable(request, code: str, side_bet: str):
+    table = _table_or_404(code)
+    side_bet = _side_bet_or_404(side_bet)
+    try:
+        row = selectors.table_paytable_get(table=table, side_bet=side_bet)
+    except TablePaytable.DoesNotExist:
+        raise Http404(f"Table {code} has no {side_bet} paytable") from None
+    context = {"table": table, "row": row, "side_bet_label": SideBet(side_bet).label}
+    if request.method == "GET" and request.htmx:
+        # Live RTP while the operator types: computed from the inputs, nothing is written.
+        form = PaytableForm(request.GET, side_bet=side_bet, paytable=row.paytable)
+        return render(request, "tables/_paytable_rtp.html", {**context, **_paytable_preview(form, table)})
+    if request.method == "POST":
+        form = PaytableForm(request.POST, side_bet=side_bet, paytable=row.paytable)
+        if form.is_valid():
+            try:
+                saved = services.paytable_set(actor=request.user, table=table, side_bet=side_bet,
+                                              paytable=form.paytable(),
+                                              expected_version=form.cleaned_data.get("version"))
+            except (TableConfigError, TableConflictError) as error:
+                field = getattr(error, "field", None)
+                form.add_error(field if field in form.fields else None, error.message)
+            else:
+                value = rtp.side_bet_rtp(side_bet, saved.paytable, table.decks)
+                messages.success(request, f"{SideBet(side_bet).label} paytable of {table.code} saved: "
+                                          f"RTP {rtp.percent(value)} %.")
+                return redirect("table_detail", code=table.code)
+        context.update(_paytable_preview(form, table))
+    else:
+        form = PaytableForm(side_bet=side_bet, paytable=row.paytable, version=table.config_version)
+        context.update(_paytable_preview(PaytableForm(row.paytable, side_bet=side_bet, paytable=row.paytable),
+                                         table))
+    return render(request, "tables/paytable.html", {**context, "form": form})
+
+
+@require_POST
+@permission_required("configure_tables")
+def table_state(request, code: str):
+    table = _table_or_404(code)
+    try:
+        version = int(request.POST.get("version", ""))
+    except ValueError:
+        version = None
+    try:
+        table = services.table_state_set(actor=request.user, table=table, state=request.POST.get("state", ""),
+                                         expected_version=version)
+    except (TableConfigError, TableConflictError) as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, f"Table {table.code} is now {table.get_state_display().lower()}.")
+    return redirect("table_detail", code=table.code)
+
+
+@permission_required("configure_tables")
+def table_history(request, code: str):
+    table = _table_or_404(code)
+    try:
+        before = int(request.GET["before"]) if request.GET.get("before") else None
+    except ValueError:
+        before = None
+    changes = selectors.table_history(table=table, before_version=before)
+    context = {"table": table, "changes": changes,
+               "next_before": changes[-1].version if len(changes) == selectors.HISTORY_PAGE_SIZE else None}
+    if request.htmx:
+        return render(request, "tables/_history_rows.html", context)
+    return render(request, "tables/history.html", context)
+
+
+@permission_required("configure_tables")
+def table_strategy(request, code: str):
+    table = _table_or_404(code)
+    chart = rtp.table_strategy_chart(services.table_rules(table))
+    up_cards = list(next(iter(chart["hard"].values())).keys())
+    return render(request, "tables/strategy.html", {"table": table, "chart": chart, "up_cards": up_cards})
+
+
+@require_POST
+@permission_required("configure_tables")
+def table_rtp_start(request, code: str):
+    table = _table_or_404(code)
+    form = RtpRunForm(request.POST)
+    if not form.is_valid():
+        message = "; ".join(form.errors.get("hands", ["Choose how many hands to simulate."]))
+        if request.htmx:
+            return render(request, "tables/_rtp_run.html", {"table": table, "run": None, "error": message})
+        messages.error(request, message)
+        return redirect("table_detail", code=table.code)
+    run = services.rtp_run_start(actor=request.user, table=table, hands=form.cleaned_data["hands"])
+    if request.htmx:
+        return render(request, "tables/_rtp_run.html", {"table": table, "run": run})
+    return redirect("table_rtp_run", code=table.code, run_id=run.pk)
+
+
+@permission_required("configure_tables")
+def table_rtp_run(request, code: str, run_id: int):
+    table = _table_or_404(code)
+    try:
+        run = selectors.rtp_run_get(table=table, run_id=run_id)
+    except TableRtpRun.DoesNotExist:
+        raise Http404(f"No simulation {run_id} for table {code}") from None
+    context = {"table": table, "run": run}
+    if request.htmx:
+        response = render(request, "tables/_rtp_run.html", context)
+        if run.finished:
+            response.status_code = 286  # tells htmx to stop polling
+        return response
+    return render(request, "tables/rtp_run.html", context)

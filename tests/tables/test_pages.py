@@ -1,0 +1,369 @@
+import re
+
+import pytest
+from django.urls import reverse
+
+from tables import services
+from tables.models import BetLimit, Table, TableChange, TablePaytable, TableRtpRun
+from tests.tables.factories import TableFactory
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def table(roles):
+    return TableFactory(code="FB01", name="Free Bet One", profile="free_bet")
+
+
+def _pages(code):
+    return [
+        reverse("tables_list"),
+        reverse("table_new"),
+        reverse("table_detail", args=[code]),
+        reverse("table_edit", args=[code]),
+        reverse("table_limits", args=[code]),
+        reverse("table_paytable", args=[code, "hot3"]),
+        reverse("table_history", args=[code]),
+        reverse("table_strategy", args=[code]),
+    ]
+
+
+@pytest.mark.parametrize(("persona", "status"), [("operator", 200), ("support", 403), ("player", 403),
+                                                 ("player2", 403)])
+def test_every_page_is_for_operators_only(client_for, personas, table, persona, status):
+    client = client_for(personas[persona])
+    for url in _pages(table.code):
+        response = client.get(url)
+        assert response.status_code == status, url
+        if status == 403:
+            assert "configure tables, bet limits and paytables" in response.content.decode()
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client, table):
+    for url in _pages(table.code):
+        response = client.get(url)
+        assert response.status_code == 302 and response.url.startswith(reverse("login")), url
+
+
+def test_a_guessed_code_or_side_bet_is_a_404(client_for, operator, table):
+    client = client_for(operator)
+    for url in _pages("NOPE99")[2:]:
+        assert client.get(url).status_code == 404, url
+    assert client.get(reverse("table_paytable", args=["FB01", "lucky_ladies"])).status_code == 404
+    assert client.get(reverse("table_rtp_run", args=["FB01", 999])).status_code == 404
+
+
+@pytest.mark.parametrize("persona", ["support", "player"])
+def test_writes_by_other_roles_are_refused_and_change_nothing(client_for, personas, table, persona):
+    client = client_for(personas[persona])
+    posts = [
+        (reverse("table_new"), {"code": "XX01", "name": "x", "profile": "classic"}),
+        (reverse("table_edit", args=["FB01"]), {"name": "hacked"}),
+        (reverse("table_limits", args=["FB01"]), {}),
+        (reverse("table_paytable", args=["FB01", "hot3"]), {"777": "1000"}),
+        (reverse("table_state", args=["FB01"]), {"state": "open"}),
+        (reverse("table_rtp_start", args=["FB01"]), {"hands": "100000"}),
+    ]
+    for url, data in posts:
+        assert client.post(url, data).status_code == 403, url
+    assert Table.objects.get().config_version == 1
+    assert (Table.objects.count(), TableRtpRun.objects.count()) == (1, 0)
+
+
+def test_navigation_shows_tables_to_operators_only(client_for, personas):
+    assert reverse("tables_list") in client_for(personas["operator"]).get(reverse("home")).content.decode()
+    assert reverse("tables_list") not in client_for(personas["support"]).get(reverse("home")).content.decode()
+
+
+# --- create and edit --------------------------------------------------------------------------------------
+
+def _form_values(client, url) -> dict:
+    """What a browser would post back from the page's form, unchanged (checkboxes only when checked)."""
+    body = client.get(url).content.decode()
+    form = body[body.index('<form method="post"'):]
+    form = form[:form.index("</form>")]
+    values: dict = {}
+    for tag in re.findall(r"<(?:input|select)[^>]*>", form):
+        name = re.search(r'name="([^"]+)"', tag)
+        if not name or name.group(1) == "csrfmiddlewaretoken":
+            continue
+        if 'type="checkbox"' in tag:
+            if "checked" in tag:
+                values.setdefault(name.group(1), []).append(re.search(r'value="([^"]*)"', tag).group(1)
+                                                            if 'value="' in tag else "on")
+            continue
+        if tag.startswith("<select"):
+            rest = form[form.index(tag):]
+            selected = re.search(r'<option value="([^"]*)"[^>]*selected', rest[:rest.index("</select>")])
+            values[name.group(1)] = selected.group(1) if selected else ""
+            continue
+        value = re.search(r'value="([^"]*)"', tag)
+        values[name.group(1)] = value.group(1) if value else ""
+    return values
+
+
+@pytest.mark.parametrize("profile", ["free_bet", "free_bet_seated", "classic"])
+def test_operator_creates_a_table_of_each_profile(client_for, operator, profile):
+    client = client_for(operator)
+    values = _form_values(client, reverse("table_new") + f"?profile={profile}")
+    assert values["profile"] == profile
+    values.update({"code": "NEW1", "name": f"New {profile}", "currencies": "EUR, usd"})
+    response = client.post(reverse("table_new"), values)
+    assert response.status_code == 302 and response.url == reverse("table_detail", args=["NEW1"])
+    table = Table.objects.get(code="NEW1")
+    assert (table.profile, table.currencies, table.state) == (profile, ["EUR", "USD"], "closed")
+    assert TableChange.objects.get(table=table).actor == operator
+    assert TablePaytable.objects.filter(table=table, offered=True).count() == (3 if profile == "free_bet" else 2)
+    detail = client.get(response.url).content.decode()
+    assert "Table NEW1 created" in detail
+
+
+def test_the_create_form_shows_errors_beside_fields_and_writes_nothing(client_for, operator, table):
+    client = client_for(operator)
+    values = _form_values(client, reverse("table_new") + "?profile=classic")
+    values.update({"code": "FB01", "name": "Duplicate", "currencies": "EUR"})
+    response = client.post(reverse("table_new"), values)
+    assert response.status_code == 200
+    assert "There is already a table with code FB01" in response.content.decode()
+    values.update({"code": "NEW2", "currencies": "EUR, DOGE", "seats": "9"})
+    body = client.post(reverse("table_new"), values).content.decode()
+    assert "Ensure this value is less than or equal to 7" in body
+    values["seats"] = "7"
+    body = client.post(reverse("table_new"), values).content.decode()
+    assert "&#x27;DOGE&#x27; is not a currency tables accept" in body
+    assert list(Table.objects.values_list("code", flat=True)) == ["FB01"]
+
+
+def test_choosing_a_profile_fetches_its_fields_as_a_fragment(client_for, operator):
+    client = client_for(operator)
+    classic = client.get(reverse("table_new"), {"profile": "classic"}, **HTMX).content.decode()
+    assert classic.startswith('<div id="profile-fields">') and "<html" not in classic
+    assert 'name="dealing"' in classic and 'name="seats"' in classic and 'name="golden_chips"' in classic
+    free_bet = client.get(reverse("table_new"), {"profile": "free_bet"}, **HTMX).content.decode()
+    assert 'name="dealing"' not in free_bet and 'name="seats"' not in free_bet
+    assert "Common draw" in free_bet
+    page = client.get(reverse("table_new")).content.decode()
+    assert 'hx-get="/tables/new/"' in page and "<html" in page
+
+
+def test_operator_edits_settings_and_a_stale_form_is_refused(client_for, operator, table):
+    client = client_for(operator)
+    url = reverse("table_edit", args=["FB01"])
+    values = _form_values(client, url)
+    assert values["version"] == "1" and "seats" not in values
+    values.update({"decks": "6", "charlie_cards": ""})
+    response = client.post(url, values)
+    assert response.status_code == 302
+    table.refresh_from_db()
+    assert (table.decks, table.charlie_cards, table.config_version) == (6, None, 2)
+    values["decks"] = "4"  # the same, now stale, form posted again
+    body = client.post(url, values).content.decode()
+    assert "was changed by someone else" in body
+    assert Table.objects.get(pk=table.pk).decks == 6
+
+
+def test_bad_settings_are_shown_and_not_saved(client_for, operator, table):
+    client = client_for(operator)
+    url = reverse("table_edit", args=["FB01"])
+    values = _form_values(client, url) | {"decks": "0", "betting_seconds": "abc"}
+    body = client.post(url, values).content.decode()
+    assert "Ensure this value is greater than or equal to 1" in body and "Enter a whole number" in body
+    assert Table.objects.get(pk=table.pk).config_version == 1
+
+
+# --- limits -----------------------------------------------------------------------------------------------
+
+def test_operator_edits_limits_in_major_units(client_for, operator, table):
+    client = client_for(operator)
+    url = reverse("table_limits", args=["FB01"])
+    values = _form_values(client, url)
+    assert values["main__EUR__min"] == "1.00" and values["main__EUR__chips"] == "1.00, 5.00, 25.00, 100.00, 500.00"
+    values.update({"main__EUR__min": "2", "main__EUR__max": "2500.50", "main__EUR__chips": "2, 10, 50.50"})
+    assert client.post(url, values).status_code == 302
+    main = BetLimit.objects.get(table=table, bet_type="main", currency="EUR")
+    assert (main.min, main.max, main.chips) == (200, 250_050, [200, 1000, 5050])
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"main__EUR__min": "6000"}, "the minimum is above the maximum"),
+        ({"main__EUR__min": "1.001"}, "more than 2 decimal places"),
+        ({"main__EUR__max": "lots"}, "&#x27;lots&#x27; is not an amount"),
+        ({"hot3__EUR__chips": "1, 1000"}, "chip 100000 is outside the limits"),
+        ({"main__EUR__min": "1.01", "main__EUR__chips": "5"}, "101 is odd"),
+    ],
+)
+def test_bad_limits_are_shown_and_not_saved(client_for, operator, table, changes, message):
+    client = client_for(operator)
+    url = reverse("table_limits", args=["FB01"])
+    response = client.post(url, _form_values(client, url) | changes)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert Table.objects.get(pk=table.pk).config_version == 1
+
+
+# --- paytables and live RTP -----------------------------------------------------------------------------------
+
+def test_paytable_editor_shows_the_rtp_live_as_a_fragment(client_for, operator, roles):
+    TableFactory(code="LB01", profile="classic")
+    client = client_for(operator)
+    url = reverse("table_paytable", args=["LB01", "perfect_pairs"])
+    page = client.get(url).content.decode()
+    assert 'hx-trigger="input changed delay:300ms"' in page and "95.9036 %" in page
+    fragment = client.get(url, {"perfect": "30", "coloured": "12", "mixed": "6"}, **HTMX).content.decode()
+    assert fragment.startswith('<div id="paytable-rtp" class="rtp-live too-high"')
+    assert "104.3373 %" in fragment and "cannot be saved" in fragment
+    fragment = client.get(url, {"perfect": "25", "coloured": "10", "mixed": "5"}, **HTMX).content.decode()
+    assert "88.1928 %" in fragment and "cannot be saved" not in fragment
+    fragment = client.get(url, {"perfect": "25", "coloured": "x"}, **HTMX).content.decode()
+    assert "Enter a whole number" in fragment
+    assert TableChange.objects.count() == 1  # previews write nothing
+
+
+def test_a_paytable_at_or_above_100_percent_cannot_be_saved(client_for, operator, roles):
+    table = TableFactory(code="LB01", profile="classic")
+    client = client_for(operator)
+    url = reverse("table_paytable", args=["LB01", "perfect_pairs"])
+    values = _form_values(client, url) | {"perfect": "30", "coloured": "12", "mixed": "6"}
+    response = client.post(url, values)
+    assert response.status_code == 200
+    assert "returns 104.3373 % to players with 8 decks" in response.content.decode()
+    assert TablePaytable.objects.get(table=table, side_bet="perfect_pairs").paytable["perfect"] == 25
+    values["perfect"] = "20"
+    response = client.post(url, values)
+    assert response.status_code == 302
+    assert TablePaytable.objects.get(table=table, side_bet="perfect_pairs").paytable["perfect"] == 20
+    assert "RTP 87.4699 %" in client.get(response.url).content.decode()
+
+
+# --- detail, state, history, strategy ---------------------------------------------------------------------
+
+def test_detail_shows_configuration_limits_paytables_rtps_and_history(client_for, operator, table):
+    body = client_for(operator).get(reverse("table_detail", args=["FB01"])).content.decode()
+    for text in ("Free Bet One", "unlimited (common draw)", "500.00", "1.00, 5.00, 25.00, 100.00, 500.00",
+                 "95.9036 %", "96.2961 %", "94.5951 %", "92.5301 %", "98.4283 %", "Not simulated yet",
+                 "Created free_bet table FB01", reverse("table_strategy", args=["FB01"])):
+        assert text in body, text
+
+
+def test_state_buttons_open_pause_and_close(client_for, operator, table):
+    client = client_for(operator)
+    url = reverse("table_state", args=["FB01"])
+    assert client.post(url, {"state": "open", "version": "1"}).status_code == 302
+    assert Table.objects.get().state == "open"
+    client.post(url, {"state": "paused", "version": "1"})  # stale
+    assert Table.objects.get().state == "open"
+    client.post(url, {"state": "exploded", "version": "2"})
+    assert Table.objects.get().state == "open"
+    assert client.get(url).status_code == 405
+
+
+def test_history_pages_by_version_and_loads_older_entries_as_a_fragment(client_for, operator, table):
+    for index in range(30):
+        services.table_update(actor=operator, table=table, betting_seconds=10 + index)
+    client = client_for(operator)
+    url = reverse("table_history", args=["FB01"])
+    page = client.get(url).content.decode()
+    assert "betting_seconds: 38 → 39" in page and "Created free_bet" not in page
+    assert f'hx-get="{url}?before=7"' in page
+    older = client.get(url, {"before": "7"}, **HTMX).content.decode()
+    assert "<html" not in older and "Created free_bet table FB01" in older and "betting_seconds: 13 → 14" in older
+    assert "hx-get" not in older
+    assert client.get(url, {"before": "junk"}).status_code == 200
+
+
+@pytest.mark.parametrize(("profile", "expected"), [("free_bet", "FD"), ("free_bet_seated", "FP"), ("classic", "Ds")])
+def test_strategy_chart_shows_hard_soft_and_pairs(client_for, operator, roles, profile, expected):
+    TableFactory(code="ST01", profile=profile)
+    body = client_for(operator).get(reverse("table_strategy", args=["ST01"])).content.decode()
+    for caption in ("Hard totals", "Soft totals", "Pairs"):
+        assert f"<caption>{caption}</caption>" in body
+    assert f'class="act act-{expected}"' in body
+    assert ("free hand of a free split" in body) == (profile != "classic")
+
+
+def test_starting_a_simulation_returns_the_progress_fragment(client_for, operator, table):
+    client = client_for(operator)
+    response = client.post(reverse("table_rtp_start", args=["FB01"]), {"hands": "100000"}, **HTMX)
+    run = TableRtpRun.objects.get()
+    body = response.content.decode()
+    assert (run.hands, run.config_version, run.state, run.requested_by) == (100_000, 1, "queued", operator)
+    assert f'hx-get="{reverse("table_rtp_run", args=["FB01", run.pk])}"' in body and "<progress" in body
+    assert response.status_code == 200
+    poll = client.get(reverse("table_rtp_run", args=["FB01", run.pk]), **HTMX)
+    assert poll.status_code == 200 and "Waiting for a worker" in poll.content.decode()
+    assert client.get(reverse("table_rtp_run", args=["FB01", run.pk])).status_code == 200
+    bad = client.post(reverse("table_rtp_start", args=["FB01"]), {"hands": "7"}, **HTMX)
+    assert "Select a valid choice" in bad.content.decode() and TableRtpRun.objects.count() == 1
+
+
+# --- admin ------------------------------------------------------------------------------------------------
+
+def test_admin_saves_go_through_the_services_and_into_history(client_for, operator, table):
+    client = client_for(operator)
+    url = reverse("admin:tables_table_change", args=[table.pk])
+    page = client.get(url)
+    assert page.status_code == 200
+    data = {
+        "name": "Renamed in admin", "state": "paused", "dealing": "ace_peek", "decks": "8", "charlie_cards": "6",
+        "dealer_22_push": "on", "timeout_rule": "hit_11_or_less", "betting_seconds": "15",
+        "decision_seconds": "10", "currencies": '["EUR"]', "seats": "",
+    }
+    response = client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    table.refresh_from_db()
+    assert (table.name, table.state, table.config_version) == ("Renamed in admin", "paused", 3)
+    actors = list(TableChange.objects.filter(table=table).order_by("version").values_list("actor", flat=True))
+    assert actors == [None, operator.pk, operator.pk]
+    data["decks"] = "12"
+    assert client.post(url, data).status_code == 200
+    assert Table.objects.get(pk=table.pk).config_version == 3
+
+
+def test_admin_paytable_over_100_percent_is_refused(client_for, operator, table):
+    client = client_for(operator)
+    row = TablePaytable.objects.get(table=table, side_bet="any_pair")
+    url = reverse("admin:tables_tablepaytable_change", args=[row.pk])
+    response = client.post(url, {"offered": "on", "paytable": '{"suited_pair": 30, "pair": 12}'})
+    assert response.status_code == 200 and "a paytable must return less than 100 %" in response.content.decode()
+    response = client.post(url, {"paytable": '{"suited_pair": 20, "pair": 8}'})
+    assert response.status_code == 302
+    row.refresh_from_db()
+    assert (row.paytable, row.offered) == ({"suited_pair": 20, "pair": 8}, False)
+    assert TableChange.objects.filter(table=table).count() == 3
+
+
+def test_admin_history_is_read_only_and_support_cannot_change_tables(client_for, operator, support, table):
+    change = TableChange.objects.get(table=table)
+    operator_client = client_for(operator)
+    view = operator_client.get(reverse("admin:tables_tablechange_change", args=[change.pk]))
+    assert view.status_code == 200 and 'name="_save"' not in view.content.decode()
+    assert operator_client.post(reverse("admin:tables_tablechange_change", args=[change.pk]),
+                                {"summary": "x"}).status_code == 403
+    assert operator_client.get(reverse("admin:tables_tablechange_add")).status_code == 403
+    assert operator_client.get(reverse("admin:tables_table_delete", args=[table.pk])).status_code == 403
+    support_client = client_for(support)
+    assert support_client.get(reverse("admin:tables_table_change", args=[table.pk])).status_code == 200
+    assert support_client.post(reverse("admin:tables_table_change", args=[table.pk]),
+                               {"name": "support was here"}).status_code == 403
+    assert Table.objects.get(pk=table.pk).name == "Free Bet One"
+
+
+def test_admin_creates_a_table_through_the_service(client_for, operator):
+    client = client_for(operator)
+    data = {
+        "code": "AD01", "name": "Admin made", "profile": "classic", "state": "closed", "dealing": "eu",
+        "decks": "8", "charlie_cards": "10", "double_after_split": "on", "timeout_rule": "stand", "seats": "7",
+        "bet_behind": "on", "betting_seconds": "15", "decision_seconds": "10", "currencies": '["EUR"]',
+    }
+    bad = client.post(reverse("admin:tables_table_add"), data | {"dealing": "ace_peek"})
+    assert bad.status_code == 200 and "A classic table deals eu" in bad.content.decode()
+    response = client.post(reverse("admin:tables_table_add"), data)
+    assert response.status_code == 302
+    table = Table.objects.get(code="AD01")
+    assert TableChange.objects.get(table=table).actor == operator
+    assert TablePaytable.objects.filter(table=table).count() == 4
+    assert BetLimit.objects.filter(table=table, bet_type="bet_behind").exists()
