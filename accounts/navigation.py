@@ -17,6 +17,11 @@ class NavItem:
 NAV_ITEMS: list[NavItem] = [
     NavItem("Home", "home", None),
     NavItem("Worker health", "worker_health", "view_dashboard"),
+    NavItem("Tables", "tables_list", "configure_tables"),
+    NavItem("Rounds", "round_lookup", "view_backoffice"),
+    NavItem("My account", "wallet_home", "play"),
+    NavItem("Cashier", "wallet_cashier", "play"),
+    NavItem("Player wallets", "wallet_players", "view_backoffice"),
 ]
 
 

@@ -107,7 +107,7 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 _broker_folder = str(VAR_DIR / "broker")
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {"data_folder_in": _broker_folder, "data_folder_out": _broker_folder, "processed_folder": _broker_folder,
-     "store_processed": False}
+     "store_processed": False, "control_folder": str(VAR_DIR / "broker-control")}
     if CELERY_BROKER_URL.startswith("filesystem://")
     else {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 )
@@ -145,4 +145,12 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
+
+# Periodic sweeps (celery beat). Each is also a service that tests and operators can call directly.
+CELERY_BEAT_SCHEDULE = {
+    # Betting, insurance and decision timers (seconds long) are applied within a second of running out.
+    "rounds-timers": {"task": "rounds.tasks.rounds_timers_sweep", "schedule": 1.0},
+    # Rounds a dead worker left settling or unrefunded are queued again; rounds at closed tables are voided.
+    "rounds-recovery": {"task": "rounds.tasks.rounds_recovery_sweep", "schedule": 30.0},
 }

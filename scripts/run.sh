@@ -4,12 +4,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBUG="${DEBUG:-1}"
 PY=.venv/bin/python
-mkdir -p var/broker var/celery-results var/cache
+mkdir -p var/broker var/broker-control var/celery-results var/cache
 
 $PY manage.py migrate --noinput
 $PY manage.py demo_data
 
-$PY -m celery -A casino worker --loglevel WARNING --concurrency 2 \
+# -B runs the periodic sweeps (decision timers, stuck settlements) inside this one worker.
+$PY -m celery -A casino worker -B --schedule var/celerybeat-schedule --loglevel WARNING --concurrency 2 \
     --without-gossip --without-mingle --without-heartbeat -n "casino-run@%h" &
 worker=$!
 stop() {

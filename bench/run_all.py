@@ -1,0 +1,86 @@
+"""Run every benchmark under bench/ and write docs/benchmarks.md with the machine, the date and each report.
+
+    .venv/bin/python bench/run_all.py [--quick]
+
+Each benchmark is a script that prints its own markdown (figures beside their goal or reference); this runner only
+collects them, so a figure in the report is always one measured in this run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REPORT = ROOT / "docs" / "benchmarks.md"
+
+# (title, script, full arguments, quick arguments)
+BENCHES = [
+    ("Rules engine: common-draw settlement", "engine_settle.py", [], ["--players", "20000", "--rounds", "3"]),
+    ("RTP simulation (numba)", "rtp_simulation.py", [], ["--hands", "2000000"]),
+    ("Wallet: bet holds and batch resolution", "wallet_bench.py", [], ["--quick"]),
+]
+
+
+def machine() -> str:
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        kib = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f", {kib / 1024 / 1024:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{os.cpu_count()} cores ({model}){memory}, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
+    args = parser.parse_args()
+    sections = []
+    failed = 0
+    for title, script, full, quick in BENCHES:
+        path = ROOT / "bench" / script
+        if not path.exists():
+            continue
+        print(f"== {title}", flush=True)
+        started = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, str(path), *(quick if args.quick else full)],
+            cwd=ROOT, capture_output=True, text=True,
+        )
+        elapsed = time.perf_counter() - started
+        print(proc.stdout, flush=True)
+        if proc.returncode != 0:
+            failed += 1
+            print(proc.stderr, file=sys.stderr)
+            body = f"**failed** (exit {proc.returncode}):\n\n```\n{proc.stderr.strip()[-2000:]}\n```"
+        else:
+            body = proc.stdout.strip()
+        sections.append(f"## {title}\n\n`bench/{script}`, {elapsed:.0f} s.\n\n{body}\n")
+    header = (
+        "# Benchmarks\n\n"
+        f"Measured {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC on {machine()}"
+        f"{' (quick run)' if args.quick else ''}, by `make bench`.\n"
+        "Figures come from this one run; on a shared machine they vary with its load.\n"
+    )
+    REPORT.write_text(header + "\n" + "\n".join(sections))
+    print(f"wrote {REPORT.relative_to(ROOT)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,535 @@
+"""Reads of rounds: the live view of a round, its full record, its replay, and a player's rounds.
+
+The back office (support desk, regulator) uses `round_by_game_number`, `round_full_record`, `round_replay`
+and `player_rounds`; the game client API uses `round_view` and `decision_stats`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Prefetch
+
+from rounds.engine.errors import RoundError as EngineError
+from rounds.engine.hands import hand_value
+from rounds.engine.rules import Rules
+from rounds.engine.script import expect_differences, settle_script
+from rounds.models import (
+    ACTIVE_STATES,
+    CardRecord,
+    CardTarget,
+    Decision,
+    DecisionKind,
+    Round,
+    RoundBet,
+    RoundEvent,
+    RoundState,
+    Spot,
+    SpotStatus,
+)
+from rounds.record import (
+    BetRecord,
+    DecisionRecord,
+    RoundRecord,
+    SpotRecord,
+    bet_returns,
+    position_cards,
+    round_scripts,
+    settle_record,
+    spot_entry,
+    spot_turn,
+)
+
+PLAYER_ROUNDS_PAGE = 20
+PLAYER_ROUNDS_MAX_PAGE = 100
+
+
+# --- single rounds -----------------------------------------------------------------------------------------
+
+def round_get(*, round_id: int) -> Round | None:
+    return Round.objects.select_related("table").filter(pk=round_id).first()
+
+
+def round_by_game_number(*, game_number: str) -> Round | None:
+    if not isinstance(game_number, str) or len(game_number) > 40:
+        return None
+    return Round.objects.select_related("table", "shoe").filter(game_number=game_number).first()
+
+
+def round_active_for_table(*, table) -> Round | None:
+    return Round.objects.filter(table=table, state__in=ACTIVE_STATES).first()
+
+
+def round_latest_for_table(*, table) -> Round | None:
+    return Round.objects.filter(table=table).order_by("-id").first()
+
+
+def round_rules(round: Round) -> Rules:
+    return Rules.from_dict(round.config["rules"])
+
+
+# --- the record, from the tables and from the audit trail --------------------------------------------------
+
+def _spot_record(spot: Spot) -> SpotRecord:
+    return SpotRecord(
+        id=spot.pk, player_id=spot.player_id, seat=spot.seat, behind=spot.behind, currency=spot.currency,
+        voided=spot.voided_at is not None,
+    )
+
+
+def bet_record(bet: RoundBet) -> BetRecord:
+    return BetRecord(
+        id=bet.pk, spot_id=bet.spot_id, kind=bet.kind, hand_index=bet.hand_index, amount=bet.amount,
+        funding=bet.funding, wallet_bet_id=bet.wallet_bet_id,
+    )
+
+
+def decision_record(decision: Decision) -> DecisionRecord:
+    return DecisionRecord(
+        spot_id=decision.spot_id, sequence=decision.sequence, kind=decision.kind, action=decision.action,
+        effective=decision.effective, hand_index=decision.hand_index, funded=decision.funded,
+    )
+
+
+def round_record_load(round: Round, *, spot_ids: list[int] | None = None) -> RoundRecord:
+    """The round as the engine needs it, in four queries; `spot_ids` narrows it to some spots (live play)."""
+    record = RoundRecord(rules=round_rules(round), common_draw=round.common_draw)
+    for target, seat, card in CardRecord.objects.filter(round=round).order_by("position").values_list(
+        "target", "seat", "card"
+    ):
+        record.cards.setdefault((target, seat), []).append(card)
+    spots = Spot.objects.filter(round=round)
+    bets = RoundBet.objects.filter(round=round)
+    decisions = Decision.objects.filter(round=round)
+    if spot_ids is not None:
+        spots = spots.filter(pk__in=spot_ids)
+        bets = bets.filter(spot_id__in=spot_ids)
+        decisions = decisions.filter(spot_id__in=spot_ids)
+    record.spots = [_spot_record(spot) for spot in spots.order_by("id")]
+    record.bets = [bet_record(bet) for bet in bets.order_by("id")]
+    record.decisions = [decision_record(d) for d in decisions.order_by("spot_id", "sequence")]
+    return record
+
+
+@dataclass
+class AuditedRound:
+    record: RoundRecord
+    settlement: dict[str, Any] | None
+    events: int
+
+
+def round_record_from_events(round: Round) -> AuditedRound:
+    """Rebuild the round from its append-only audit trail alone (no other table is read)."""
+    record: RoundRecord | None = None
+    spots: dict[int, dict[str, Any]] = {}
+    voided: set[int] = set()
+    settlement = None
+    count = 0
+    for kind, payload in RoundEvent.objects.filter(round=round).order_by("id").values_list("kind", "payload"):
+        count += 1
+        if kind == "opened":
+            rules = Rules.from_dict(payload["config"]["rules"])
+            record = RoundRecord(rules=rules, common_draw=bool(payload["config"]["common_draw"]))
+        elif record is None:
+            raise ValueError(f"round {round.game_number}: the audit trail does not start with 'opened'")
+        elif kind == "bets_placed":
+            spots.setdefault(payload["spot"]["id"], payload["spot"])
+            record.bets.extend(_bet_from_payload(bet, payload["spot"]["id"]) for bet in payload["bets"])
+        elif kind == "spot_voided":
+            voided.add(payload["spot"])
+        elif kind == "card":
+            record.cards.setdefault((payload["target"], payload["seat"]), []).append(payload["card"])
+        elif kind == "decision":
+            record.decisions.append(DecisionRecord(
+                spot_id=payload["spot"], sequence=payload["sequence"], kind=payload["kind"],
+                action=payload["action"], effective=payload["effective"], hand_index=payload["hand"],
+                funded=payload["funded"],
+            ))
+            if payload.get("bet"):
+                record.bets.append(_bet_from_payload(payload["bet"], payload["spot"]))
+        elif kind == "settled":
+            settlement = payload["settlement"]
+    if record is None:
+        raise ValueError(f"round {round.game_number} has no audit trail")
+    record.spots = [
+        SpotRecord(id=spot_id, player_id=data["player"], seat=data["seat"], behind=data["behind"],
+                   currency=data["currency"], voided=spot_id in voided)
+        for spot_id, data in sorted(spots.items())
+    ]
+    return AuditedRound(record=record, settlement=settlement, events=count)
+
+
+def _bet_from_payload(bet: dict[str, Any], spot_id: int) -> BetRecord:
+    return BetRecord(
+        id=bet["id"], spot_id=spot_id, kind=bet["kind"], hand_index=bet["hand"], amount=bet["amount"],
+        funding=bet["funding"], wallet_bet_id=bet["wallet_bet"],
+    )
+
+
+# --- replay ------------------------------------------------------------------------------------------------
+
+@dataclass
+class RoundReplay:
+    """The engine's view of a recorded round: one script per dealt position, replayed.
+
+    `scripts` are round-script.md objects whose `expect` is the recorded settlement, so `replay_round --check`
+    verifies them too. `matches` is true when the replay gives the recorded results and the same money per bet
+    as the wallet actually moved.
+    """
+
+    game_number: str
+    state: str
+    scripts: list[dict[str, Any]]
+    results: list[dict[str, Any]]
+    recorded: dict[str, Any] | None
+    bet_returns: dict[str, list[int]] = field(default_factory=dict)
+    wallet_returns: dict[str, list[int]] = field(default_factory=dict)
+    differences: list[str] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def matches(self) -> bool:
+        return self.recorded is not None and not self.differences and not self.error
+
+
+def round_replay(*, round: Round) -> RoundReplay:
+    """Replay a round from its audit trail through the engine and compare with what was settled and paid."""
+    audited = round_record_from_events(round)
+    record = audited.record
+    recorded = audited.settlement
+    expect = {label: data["result"] for label, data in recorded["spots"].items()} if recorded else None
+    scripts = round_scripts(record, name=round.game_number, expect=expect)
+    replay = RoundReplay(game_number=round.game_number, state=round.state, scripts=scripts, results=[],
+                         recorded=recorded)
+    try:
+        for script in scripts:
+            result = settle_script(script)
+            replay.results.append(result)
+            if script.get("expect") is not None:
+                replay.differences += [f"{script['id']}: {d}" for d in expect_differences(script["expect"], result)]
+        returns = bet_returns(record, settle_record(record))
+    except EngineError as error:
+        replay.error = str(error)
+        return replay
+    replay.bet_returns = {str(bet_id): list(value) for bet_id, value in sorted(returns.items())}
+    if recorded is None:
+        replay.differences.append(f"round {round.game_number} is {round.state}: it has no recorded settlement")
+        return replay
+    if replay.bet_returns != recorded["bets"]:
+        replay.differences.append("the replayed returns per bet differ from the recorded settlement")
+    wallet_ids = {bet.id: bet.wallet_bet_id for bet in record.bets}
+    resolutions = {
+        bet.pk: bet for bet in RoundBet.objects.filter(round=round).select_related("wallet_bet__resolution")
+    }
+    for bet_id, (cash, chips) in sorted(returns.items()):
+        row = resolutions.get(bet_id)
+        resolution = getattr(row.wallet_bet, "resolution", None) if row else None
+        if row is None or row.wallet_bet_id != wallet_ids[bet_id] or resolution is None:
+            replay.differences.append(f"bet {bet_id} has no wallet resolution")
+            continue
+        replay.wallet_returns[str(bet_id)] = [resolution.cash_return, resolution.chips_return]
+        if (resolution.cash_return, resolution.chips_return) != (cash, chips):
+            replay.differences.append(
+                f"bet {bet_id}: the wallet paid {resolution.cash_return} cash and {resolution.chips_return} "
+                f"chips, the replay gives {cash} and {chips}"
+            )
+    return replay
+
+
+# --- the full record for the back office -------------------------------------------------------------------
+
+def round_full_record(*, round: Round) -> dict[str, Any]:
+    """Everything about one round: cards, spots, bets with their wallet outcome, decisions, transactions, audit."""
+    spots = list(Spot.objects.filter(round=round).select_related("player").order_by("id"))
+    bets = list(
+        RoundBet.objects.filter(round=round)
+        .select_related("wallet_bet__resolution__transaction", "wallet_bet__hold_transaction")
+        .order_by("id")
+    )
+    transactions: dict[int, dict[str, Any]] = {}
+    bet_rows = []
+    for bet in bets:
+        hold = bet.wallet_bet.hold_transaction
+        transactions[hold.pk] = {"id": hold.pk, "kind": hold.kind, "created_at": hold.created_at}
+        resolution = getattr(bet.wallet_bet, "resolution", None)
+        if resolution is not None:
+            txn = resolution.transaction
+            transactions[txn.pk] = {"id": txn.pk, "kind": txn.kind, "created_at": txn.created_at}
+        bet_rows.append({
+            "id": bet.pk, "spot": bet.spot_id, "kind": bet.kind, "hand": bet.hand_index, "amount": bet.amount,
+            "currency": bet.currency, "funding": bet.funding, "wallet_bet": bet.wallet_bet_id,
+            "hold_transaction": hold.pk,
+            "outcome": resolution.outcome if resolution else None,
+            "cash_return": resolution.cash_return if resolution else None,
+            "chips_return": resolution.chips_return if resolution else None,
+            "resolution_transaction": resolution.transaction_id if resolution else None,
+        })
+    from wallet.models import LedgerTransaction
+
+    for txn in LedgerTransaction.objects.filter(reference=round.game_number).exclude(pk__in=list(transactions)):
+        transactions[txn.pk] = {"id": txn.pk, "kind": txn.kind, "created_at": txn.created_at}
+    return {
+        "round": round,
+        "spots": [
+            {"id": s.pk, "player": s.player_id, "username": s.player.get_username(), "seat": s.seat,
+             "behind": s.behind, "currency": s.currency, "label": s.label, "status": s.status,
+             "voided_at": s.voided_at, "void_reason": s.void_reason, "disconnected_at": s.disconnected_at}
+            for s in spots
+        ],
+        "cards": list(CardRecord.objects.filter(round=round).order_by("position").values(
+            "position", "target", "seat", "sequence", "card", "recorded_at", "recorded_by")),
+        "bets": bet_rows,
+        "decisions": list(Decision.objects.filter(round=round).order_by("created_at", "id").values(
+            "spot", "sequence", "kind", "action", "effective", "hand_index", "cost", "funded", "actor_kind",
+            "actor", "created_at")),
+        "transactions": sorted(transactions.values(), key=lambda t: t["id"]),
+        "events": list(RoundEvent.objects.filter(round=round).order_by("id").values(
+            "id", "at", "kind", "actor_kind", "actor", "payload")),
+    }
+
+
+# --- lists -------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PlayerRoundRow:
+    round: Round
+    staked: dict[str, int]  # currency -> total stake
+    returned: dict[str, int]  # currency -> cash returned so far
+    net: dict[str, int] | None  # spot label -> settled net result, once settled
+
+    def __getattr__(self, name: str) -> Any:
+        # Serializers read the round's own fields (game_number, state...) straight from the row.
+        return getattr(self.round, name)
+
+
+@dataclass(frozen=True)
+class PlayerRoundsPage:
+    rows: list[PlayerRoundRow]
+    next_before: int | None  # pass as `before` for the next (older) page
+
+
+def player_rounds_totals(*, player, rounds: list[Round]) -> list[PlayerRoundRow]:
+    """What the player staked and got back in each of these rounds (one query for the whole page)."""
+    staked: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    returned: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for round_id, currency, amount, cash in RoundBet.objects.filter(
+        round_id__in=[r.pk for r in rounds], spot__player=player
+    ).values_list("round_id", "currency", "amount", "wallet_bet__resolution__cash_return"):
+        staked[round_id][currency] += amount
+        returned[round_id][currency] += cash or 0
+    rows = []
+    for r in rounds:
+        net = None
+        if r.settlement:
+            net = {label: data["net"] for label, data in r.settlement["spots"].items() if data["player"] == player.pk}
+        rows.append(PlayerRoundRow(r, dict(staked[r.pk]), dict(returned[r.pk]), net))
+    return rows
+
+
+def player_rounds(*, player, before: int | None = None, limit: int = PLAYER_ROUNDS_PAGE) -> PlayerRoundsPage:
+    """The rounds a player bet in, newest first, paged by keyset on the round id (never by offset)."""
+    limit = max(1, min(int(limit), PLAYER_ROUNDS_MAX_PAGE))
+    rounds = rounds_for_player_query(player=player).order_by("-id")
+    if before is not None:
+        rounds = rounds.filter(id__lt=before)
+    page = list(rounds[: limit + 1])
+    shown = page[:limit]
+    return PlayerRoundsPage(rows=player_rounds_totals(player=player, rounds=shown),
+                            next_before=shown[-1].pk if len(page) > limit else None)
+
+
+def rounds_for_player_query(*, player):
+    """The same rounds as a queryset, for the API's cursor pagination."""
+    return Round.objects.filter(pk__in=Spot.objects.filter(player=player).values("round_id")).select_related("table")
+
+
+def last_bets(*, table, player, before_round_id: int) -> list[dict[str, Any]]:
+    """The player's opening bets in their latest earlier round at this table: [{seat, behind, currency, bets}]."""
+    latest = (
+        Spot.objects.filter(round__table=table, round_id__lt=before_round_id, player=player)
+        .order_by("-round_id").values_list("round_id", flat=True).first()
+    )
+    if latest is None:
+        return []
+    placements = []
+    spots = Spot.objects.filter(round_id=latest, player=player).prefetch_related(
+        Prefetch("bets", queryset=RoundBet.objects.filter(
+            kind__in=("main", "golden_chip", "bet_behind", "any_pair", "21+3", "hot3", "perfect_pairs")
+        ).order_by("id"))
+    ).order_by("seat", "behind", "id")
+    seen: set[tuple[int | None, bool]] = set()
+    for spot in spots:
+        if (spot.seat, spot.behind) in seen:
+            continue  # a spot voided and placed again: the later one stands
+        totals: dict[str, int] = defaultdict(int)
+        for bet in spot.bets.all():
+            totals["main" if bet.kind == "bet_behind" else bet.kind] += bet.amount
+        if totals:
+            seen.add((spot.seat, spot.behind))
+            placements.append({"seat": spot.seat, "behind": spot.behind, "currency": spot.currency,
+                               "bets": dict(totals)})
+    return placements
+
+
+# --- the live view ------------------------------------------------------------------------------------------
+
+def _hide_hole_card(round: Round, rules: Rules) -> bool:
+    return rules.has_hole_card and round.state in (
+        RoundState.BETTING_CLOSED, RoundState.DEALING, RoundState.INSURANCE, RoundState.DECISIONS,
+    )
+
+
+def _describe_hand(hand) -> dict[str, Any]:
+    total, soft = hand_value(hand.cards) if hand.cards else (0, False)
+    return {
+        "cards": [str(card) for card in hand.cards], "total": total, "soft": soft,
+        "stake": hand.stake, "golden": hand.golden, "double": hand.double, "free": hand.free,
+        "bust": total > 21, "blackjack": hand.blackjack,
+    }
+
+
+def spot_view(record: RoundRecord, spot: SpotRecord, round: Round, *, turn: bool) -> dict[str, Any]:
+    entry = spot_entry(record, spot)
+    view: dict[str, Any] = {
+        "id": spot.id, "label": spot.label, "seat": spot.seat, "behind": spot.behind, "currency": spot.currency,
+        "player": spot.player_id, "voided": spot.voided,
+        "bets": [{"id": b.id, "kind": b.kind, "hand": b.hand_index, "amount": b.amount, "funding": b.funding}
+                 for b in record.bets_of(spot.id)],
+        "hands": [], "decision": None,
+    }
+    first, _stream = position_cards(record, spot.seat)
+    if spot.voided or len(first) < 2 or not entry.unit or spot.behind:
+        return view
+    try:
+        play = spot_turn(record, spot)
+    except EngineError:
+        return view
+    view["hands"] = [_describe_hand(hand) for hand in play.hands]
+    point = play.decision() if round.state == RoundState.DECISIONS and turn else None
+    if point is not None:
+        view["decision"] = {
+            "hand": point.hand_index, "actions": list(point.actions), "double": point.double,
+            "split": point.split, "double_cost": point.double_cost, "split_cost": point.split_cost,
+            "double_funded": point.double_funded, "split_funded": point.split_funded,
+            "timeout_action": point.timeout_action,
+        }
+    return view
+
+
+def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, Any]:
+    """What a game client (its own spots in detail) or the studio (everything) sees of a round now."""
+    rules = round_rules(round)
+    record = round_record_load(round)
+    hide = _hide_hole_card(round, rules) and not staff
+    dealer = [str(card) for card in record.dealer_cards]
+    if hide and len(dealer) >= 2:
+        dealer = [dealer[0], "??"] + dealer[2:]
+    spots = {s.id: s for s in Spot.objects.filter(round=round).only("id", "status", "insurance", "confirmed_at")}
+    view_spots = []
+    for spot in record.spots:
+        mine = viewer is not None and spot.player_id == getattr(viewer, "pk", None)
+        # A common draw may hold thousands of anonymous players: a client sees its own spot only.
+        if not (mine or staff) and (spot.voided or round.common_draw):
+            continue
+        turn = round.common_draw or spot.seat == round.turn_seat
+        shown = spot_view(record, spot, round, turn=turn and (mine or staff))
+        shown["mine"] = mine
+        shown["status"] = spots[spot.id].status
+        shown["insurance"] = spots[spot.id].insurance
+        shown["confirmed"] = spots[spot.id].confirmed_at is not None
+        if not (mine or staff):
+            shown["decision"] = None
+        view_spots.append(shown)
+    cards = {
+        "dealer": dealer,
+        "player": [str(c) for c in record.cards_of(CardTarget.PLAYER)],
+        "stream": [str(c) for c in record.cards_of(CardTarget.STREAM)],
+        "seats": {str(seat): cards for (target, seat), cards in sorted(record.cards.items()) if target == "seat"},
+    }
+    return {
+        "game_number": round.game_number,
+        "table": round.table.code,
+        "profile": round.config["profile"],
+        "rules": rules.name,
+        "common_draw": round.common_draw,
+        "state": round.state,
+        "deadline": round.deadline,
+        "turn_seat": round.turn_seat,
+        "opened_at": round.opened_at,
+        "settled_at": round.settled_at,
+        "voided_at": round.voided_at,
+        "void_reason": round.void_reason if round.state == RoundState.VOIDED else "",
+        "cards": cards,
+        "spots": view_spots,
+        "settlement": _settlement_for(round, viewer, staff),
+    }
+
+
+def _settlement_for(round: Round, viewer, staff: bool) -> dict[str, Any] | None:
+    if not round.settlement:
+        return None
+    if staff:
+        return round.settlement
+    player_id = getattr(viewer, "pk", None)
+    return {
+        "dealer": round.settlement["dealer"],
+        "spots": {label: data for label, data in round.settlement["spots"].items() if data["player"] == player_id},
+    }
+
+
+# --- live decision statistics (common draw) ----------------------------------------------------------------
+
+def decision_stats(*, round: Round) -> dict[str, Any]:
+    """For the current step of a common draw: each situation (the same previous choices mean the same hand)
+    with how many players chose each option so far, and their shares."""
+    stream_length = CardRecord.objects.filter(round=round, target=CardTarget.STREAM).count()
+    step = list(
+        Decision.objects.filter(round=round, kind=DecisionKind.ACTION, stream_length=stream_length)
+        .values_list("spot_id", "sequence", "action")
+    )
+    spot_ids = {spot_id for spot_id, _seq, _action in step}
+    previous: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for spot_id, sequence, effective in Decision.objects.filter(
+        round=round, kind=DecisionKind.ACTION, spot_id__in=spot_ids, stream_length__lt=stream_length
+    ).values_list("spot_id", "sequence", "effective"):
+        previous[spot_id].append((sequence, effective))
+    situations: dict[tuple[str, ...], Counter] = defaultdict(Counter)
+    for spot_id, sequence, action in step:
+        history = tuple(effective for seq, effective in sorted(previous[spot_id]) if seq < sequence)
+        situations[history][action] += 1
+    deciding = Spot.objects.filter(
+        round=round, voided_at__isnull=True, behind=False, status=SpotStatus.DECIDING
+    ).count()
+    rows = []
+    for history, counts in sorted(situations.items()):
+        total = sum(counts.values())
+        rows.append({
+            "history": list(history),
+            "players": total,
+            "counts": dict(sorted(counts.items())),
+            "shares": {action: round_share(n, total) for action, n in sorted(counts.items())},
+        })
+    return {"game_number": round.game_number, "step": stream_length, "still_deciding": deciding,
+            "situations": rows}
+
+
+def round_share(count: int, total: int) -> float:
+    """A share for display (statistics, not money), to four decimals."""
+    return round(count / total, 4) if total else 0.0
+
+
+def spot_statuses(*, round: Round) -> dict[str, int]:
+    rows = Spot.objects.filter(round=round, voided_at__isnull=True, behind=False).values_list("status", flat=True)
+    return dict(Counter(rows))
+
+
+def rounds_list(*, table=None, state: str | None = None):
+    rounds = Round.objects.select_related("table")
+    if table is not None:
+        rounds = rounds.filter(table=table)
+    if state:
+        rounds = rounds.filter(state=state)
+    return rounds
+

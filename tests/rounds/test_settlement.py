@@ -1,0 +1,235 @@
+"""Settlement, voids and reversals: money moves once, exactly as the engine says, and the audit trail holds it."""
+
+import pytest
+from django.core.exceptions import PermissionDenied
+from django.db import DatabaseError, connection, transaction
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rounds import errors, selectors, services
+from rounds.engine.rules import rules_for
+from rounds.engine.script import settle_script
+from rounds.engine.settle import HandResult, PlayerResult, StakeResult
+from rounds.models import RoundState
+from rounds.record import BetRecord, RoundRecord, SpotRecord, _proportional, rules_overrides, spot_bet_returns
+from tests.rounds.conftest import cash, chips
+from wallet.models import BetResolution, LedgerTransaction
+
+pytestmark = pytest.mark.django_db
+
+
+def settled_round(play, table, players, *, seat_bets=None):
+    """A classic EU round: seat 1 player 0 with 20 (stands), dealer 6 T 9 = 25; everyone wins."""
+    r = play(table)
+    r.bet(players[0], seat_bets or {"main": 1000, "21+3": 100}, seat=1)
+    r.close()
+    r.cards("Th", "Kd", "6c")
+    r.decide(players[0], "stand", seat=1)
+    r.cards("Ts", "9s")
+    r.complete()
+    return r
+
+
+# --- the split of results over held bets (pure) --------------------------------------------------------------
+
+def hand(outcome, *, cash_stake, golden=0, free=0, double=0, cash_return, golden_return=0, net=0):
+    return HandResult((), outcome, cash_stake, golden, free, double, net, cash_return, golden_return)
+
+
+def one_spot(bets):
+    record = RoundRecord(rules=rules_for("classic_eu"), common_draw=False)
+    record.spots = [SpotRecord(1, 7, 1, False, "EUR", False)]
+    record.bets = [BetRecord(i + 1, 1, kind, hand_index, amount, funding, 100 + i)
+                   for i, (kind, hand_index, amount, funding) in enumerate(bets)]
+    return record, record.spots[0]
+
+
+def test_a_ten_up_dealer_blackjack_returns_the_double_to_the_double_bet():
+    record, spot = one_spot([("main", 0, 1000, "cash"), ("double", 0, 1000, "cash")])
+    result = PlayerResult((hand("dealer_blackjack", cash_stake=2000, double=1000, cash_return=1000),), None, ())
+    assert spot_bet_returns(record, spot, result) == {1: (0, 0), 2: (1000, 0)}
+
+
+def test_a_golden_chip_push_returns_the_chips_and_the_cash_double_its_cash():
+    record, spot = one_spot([("golden_chip", 0, 1000, "golden_chips"), ("double", 0, 1000, "cash")])
+    result = PlayerResult((hand("push", cash_stake=1000, golden=1000, double=1000, cash_return=1000,
+                                golden_return=1000),), None, ())
+    assert spot_bet_returns(record, spot, result) == {1: (0, 1000), 2: (1000, 0)}
+
+
+def test_a_free_split_hand_pays_through_the_spots_main_bet_and_side_bets_settle_apart():
+    record, spot = one_spot([("main", 0, 1000, "cash"), ("main", 0, 1000, "cash"), ("any_pair", 0, 100, "cash")])
+    result = PlayerResult(
+        (hand("lose", cash_stake=2000, cash_return=0), hand("win", cash_stake=0, free=2000, cash_return=2000)),
+        None, (("any_pair", StakeResult(100, 800, "pair")),),
+    )
+    assert spot_bet_returns(record, spot, result) == {1: (2000, 0), 2: (0, 0), 3: (900, 0)}
+
+
+def test_held_bets_that_do_not_match_the_engine_are_a_settlement_mismatch_not_a_guess():
+    record, spot = one_spot([("main", 0, 1000, "cash")])
+    result = PlayerResult((hand("win", cash_stake=2000, cash_return=4000),), None, ())
+    with pytest.raises(errors.SettlementMismatch, match="held 1000 cash"):
+        spot_bet_returns(record, spot, result)
+
+
+@settings(max_examples=200, deadline=None)
+@given(total=st.integers(0, 10**9), amounts=st.lists(st.integers(1, 10**7), min_size=1, max_size=8),
+       zero_weights=st.booleans())
+def test_a_proportional_split_sums_exactly_and_never_goes_negative(total, amounts, zero_weights):
+    bets = [BetRecord(i + 1, 1, "main", 0, amount, "cash", i) for i, amount in enumerate(amounts)]
+    weights = [0] * len(bets) if zero_weights else amounts
+    shares = _proportional(total, bets, weights)
+    assert sum(shares.values()) == total and min(shares.values()) >= 0
+
+
+def test_round_scripts_carry_the_tables_rules_exactly():
+    for name in ("free_bet", "free_bet_seated", "classic_eu", "classic_us_peek_after"):
+        rules = rules_for(name, {"charlie": None, "decks": 6})
+        assert rules_for(rules.name, rules_overrides(rules)) == rules
+
+
+# --- settling with the wallet -------------------------------------------------------------------------------
+
+def test_settling_twice_moves_money_once(play, classic_table, funded):
+    player = funded()
+    r = settled_round(play, classic_table, [player])
+    assert services.round_settle(round_id=r.id) is True
+    counts = (LedgerTransaction.objects.count(), BetResolution.objects.count())
+    assert services.round_settle(round_id=r.id) is False
+    assert (LedgerTransaction.objects.count(), BetResolution.objects.count()) == counts
+    assert cash(player) == 1_000_00 + 1000 - 100
+    assert r.refresh().settlement["spots"]["seat1"]["result"] == {"hands": [1000], "21+3": -100}
+
+
+def test_the_audit_trail_replays_to_the_recorded_settlement_and_the_wallets_money(play, classic_table, funded):
+    player = funded()
+    r = settled_round(play, classic_table, [player])
+    r.settle()
+    replay = selectors.round_replay(round=r.round)
+    assert replay.matches and replay.differences == []
+    assert replay.wallet_returns == replay.bet_returns == r.round.settlement["bets"]
+    for script, result in zip(replay.scripts, replay.results, strict=True):
+        assert settle_script(script) == result
+        assert result["players"] == {label: want for label, want in script["expect"].items()}
+
+
+def test_a_replay_notices_a_wallet_that_paid_something_else(play, classic_table, funded):
+    player = funded()
+    r = play(classic_table)
+    r.bet(player, {"main": 1000}, seat=1)
+    r.close()
+    r.cards("Th", "Kd", "6c")
+    r.decide(player, "stand", seat=1)
+    r.cards("Ts", "9s")
+    r.complete()
+    replay = selectors.round_replay(round=r.refresh())
+    assert not replay.matches
+    assert replay.differences[-1].endswith("it has no recorded settlement")
+
+
+@pytest.mark.parametrize("table", ["rounds_roundevent", "rounds_cardrecord", "rounds_decision", "rounds_roundbet"])
+def test_the_audit_trail_and_its_facts_cannot_be_updated_or_deleted(play, classic_table, funded, table):
+    r = settled_round(play, classic_table, [funded()])
+    for statement in (f"UPDATE {table} SET id = id WHERE round_id = %s", f"DELETE FROM {table} WHERE round_id = %s"):
+        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cur:
+            cur.execute(statement, [r.id])
+
+
+# --- voids and reversals ------------------------------------------------------------------------------------
+
+def test_a_staff_void_needs_the_permission_and_a_reason(play, free_bet_table, funded, player, support):
+    r = play(free_bet_table)
+    r.bet(funded(), {"main": 1000})
+    with pytest.raises(PermissionDenied):
+        services.round_void(round_id=r.id, actor=player, reason="I lost")
+    with pytest.raises(errors.InvalidRoundRequest, match="A reason is required"):
+        services.round_void(round_id=r.id, actor=support, reason="  ")
+    assert r.refresh().state == RoundState.BETTING_OPEN
+    services.round_void(round_id=r.id, actor=support, reason="dealer misdeal")
+    assert (r.refresh().state, r.round.voided_by, r.round.void_kind) == (RoundState.VOIDED, support, "staff")
+    with pytest.raises(errors.IllegalTransition, match="already voided"):
+        services.round_void(round_id=r.id, actor=support, reason="again")
+    services.round_void_refunds(round_id=r.id)
+
+
+def test_a_void_while_settling_wins_and_the_settle_task_then_does_nothing(play, classic_table, funded, support):
+    player = funded()
+    r = settled_round(play, classic_table, [player])
+    services.round_void(round_id=r.id, actor=support, reason="wrong card keyed")
+    assert services.round_settle(round_id=r.id) is False
+    assert services.round_void_refunds(round_id=r.id) is True
+    assert cash(player) == 1_000_00
+    assert set(BetResolution.objects.values_list("outcome", flat=True)) == {"voided"}
+
+
+def test_a_settled_round_cannot_be_voided_only_reversed_by_staff_with_a_reason(
+    play, classic_table, funded, support, player
+):
+    winner, chip_player = funded(), funded(golden_chips=2000)
+    r = play(classic_table)
+    r.bet(winner, {"main": 1000, "21+3": 100}, seat=1)
+    r.bet(chip_player, {"golden_chip": 2000}, seat=2)
+    r.close()
+    r.cards("Th", "Kd", "9h", "9d", "6c")
+    r.decide(winner, "stand", seat=1)
+    r.decide(chip_player, "stand", seat=2)
+    r.cards("Ts", "9s")
+    r.complete()
+    r.settle()
+    assert (cash(winner), cash(chip_player), chips(chip_player)) == (100_900, 1_000_00 + 2000, 0)
+    with pytest.raises(errors.RoundAlreadySettled, match="already settled: it cannot be voided"):
+        services.round_void(round_id=r.id, actor=support, reason="dispute")
+    with pytest.raises(PermissionDenied):
+        services.round_reverse(round_id=r.id, actor=player, reason="dispute")
+    with pytest.raises(errors.InvalidRoundRequest):
+        services.round_reverse(round_id=r.id, actor=support, reason="")
+    result = services.round_reverse(round_id=r.id, actor=support, reason="camera showed a misdeal")
+    # As if voided: every stake back, no payout stands; written as new transactions, nothing edited.
+    assert (cash(winner), cash(chip_player), chips(chip_player)) == (1_000_00, 1_000_00, 2000)
+    assert {a["amount"] for a in result["adjustments"]} == {-900, -2000, 2000}
+    assert (r.refresh().state, r.round.void_kind) == (RoundState.VOIDED, "reversal")
+    assert r.round.events.filter(kind="reversed").get().actor == support
+    with pytest.raises(errors.IllegalTransition, match="only a settled round is reversed"):
+        services.round_reverse(round_id=r.id, actor=support, reason="twice")
+
+
+def test_settling_takes_the_same_queries_for_two_players_or_ten(play, free_bet_table, funded):
+    from django.db import connection as db
+    from django.test.utils import CaptureQueriesContext
+
+    players = [funded() for _ in range(10)]
+    counts = []
+    for size in (1, 2, 10):  # the first settlement also opens the house's accounts
+        r = play(free_bet_table)
+        for player in players[:size]:
+            r.bet(player, {"main": 1000, "any_pair": 100})
+        r.close()
+        r.cards("8h", "9s", "8d", "7c")
+        for player in players[:size]:
+            r.decide(player, "stand")
+        r.cards("Tc")
+        r.complete()
+        with CaptureQueriesContext(db) as queries:
+            assert services.round_settle(round_id=r.id) is True
+        counts.append(len(queries))
+    assert counts[1] == counts[2] < 30
+
+
+def test_replay_round_command_replays_a_recorded_round_by_game_number(play, classic_table, funded, capsys):
+    from django.core.management import call_command
+
+    r = settled_round(play, classic_table, [funded(cash=10_000)])
+    r.settle()
+    call_command("replay_round", "--game-number", r.round.game_number, "--check")
+    printed = capsys.readouterr().out
+    assert r.round.game_number in printed and '"hands": [1000]' in printed
+
+
+def test_replay_round_command_names_an_unknown_game_number(db, capsys):
+    from django.core.management import call_command
+
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("replay_round", "--game-number", "XX01-20990101-000000")
+    assert exit_info.value.code == 1
+    assert "XX01-20990101-000000: no round has this game number" in capsys.readouterr().err

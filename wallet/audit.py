@@ -1,0 +1,119 @@
+"""The ledger audit: recompute everything the running figures claim, and name each row that disagrees."""
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, F, Q, Sum, Window
+from django.db.models.functions import Coalesce
+
+from wallet.models import (
+    IN_PLAY_ACCOUNT,
+    Account,
+    AccountKind,
+    Bet,
+    BetResolution,
+    Entry,
+    Funding,
+    LedgerTransaction,
+)
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    check: str
+    message: str
+    ids: dict = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        ids = ", ".join(f"{name}={value}" for name, value in self.ids.items())
+        return f"[{self.check}] {self.message}" + (f" ({ids})" if ids else "")
+
+
+def _player_balances() -> list[Discrepancy]:
+    found = []
+    accounts = (
+        Account.objects.filter(player__isnull=False)
+        .annotate(total=Coalesce(Sum("entries__amount"), 0))
+        .filter(~Q(total=F("balance")) | Q(balance__lt=0))
+        .values_list("id", "player_id", "balance", "total")
+    )
+    for account_id, player_id, balance, total in accounts:
+        found.append(Discrepancy(
+            "player_balance", f"running balance {balance} but its entries sum to {total}",
+            {"account": account_id, "player": player_id},
+        ))
+    # Every entry's balance_after must be the running sum of its account's entries up to it.
+    running = (
+        Entry.objects.filter(account__player__isnull=False)
+        .annotate(running=Window(Sum("amount"), partition_by=[F("account_id")], order_by=F("id").asc()))
+        .filter(~Q(running=F("balance_after")) | Q(balance_after__isnull=True))
+        .values_list("id", "account_id", "balance_after", "running")
+    )
+    for entry_id, account_id, balance_after, total in running:
+        found.append(Discrepancy(
+            "balance_after", f"entry says balance after {balance_after} but the entries sum to {total}",
+            {"entry": entry_id, "account": account_id},
+        ))
+    for entry_id, account_id in Entry.objects.filter(
+        account__player__isnull=True, balance_after__isnull=False
+    ).values_list("id", "account_id"):
+        found.append(Discrepancy("balance_after", "a house account entry carries a running balance",
+                                 {"entry": entry_id, "account": account_id}))
+    return found
+
+
+def _transactions() -> list[Discrepancy]:
+    found = []
+    unbalanced = (
+        Entry.objects.values("transaction_id", "account__currency")
+        .annotate(total=Sum("amount"))
+        .exclude(total=0)
+        .order_by("transaction_id")
+    )
+    for row in unbalanced:
+        found.append(Discrepancy(
+            "zero_sum", f"entries in {row['account__currency']} sum to {row['total']}, not 0",
+            {"transaction": row["transaction_id"]},
+        ))
+    for txn_id, count in (
+        LedgerTransaction.objects.annotate(legs=Count("entries")).filter(legs__lt=2).values_list("id", "legs")
+    ):
+        found.append(Discrepancy("zero_sum", f"a transaction with {count} entries moves nothing",
+                                 {"transaction": txn_id}))
+    return found
+
+
+def _bets() -> list[Discrepancy]:
+    found = []
+    for bet_id, count in (
+        BetResolution.objects.values("bet_id").annotate(n=Count("*")).filter(n__gt=1).values_list("bet_id", "n")
+    ):
+        found.append(Discrepancy("resolved_once", f"resolved {count} times", {"bet": bet_id}))
+    unresolved: dict[tuple[str, str], int] = {}
+    for kind, currency, total in (
+        Bet.objects.filter(resolution__isnull=True)
+        .values_list("account__kind", "account__currency")
+        .annotate(total=Sum("amount"))
+        .values_list("account__kind", "account__currency", "total")
+    ):
+        funding = Funding.GOLDEN_CHIPS if kind == AccountKind.PLAYER_GOLDEN_CHIPS else Funding.CASH
+        unresolved[(IN_PLAY_ACCOUNT[funding], currency)] = total
+    in_play: dict[tuple[str, str], int] = {
+        (kind, currency): total
+        for kind, currency, total in Entry.objects.filter(
+            account__player__isnull=True, account__kind__in=list(IN_PLAY_ACCOUNT.values())
+        ).values_list("account__kind", "account__currency").annotate(total=Sum("amount"))
+        .values_list("account__kind", "account__currency", "total")
+    }
+    for kind, currency in sorted(unresolved.keys() | in_play.keys()):
+        held, stakes = in_play.get((kind, currency), 0), unresolved.get((kind, currency), 0)
+        if held != stakes:
+            found.append(Discrepancy(
+                "in_play", f"{AccountKind(kind).label} {currency} holds {held} but unresolved stakes total {stakes}",
+                {"kind": kind, "currency": currency},
+            ))
+    return found
+
+
+def ledger_audit_run() -> list[Discrepancy]:
+    """Every discrepancy in the ledger; an empty list means it is sound."""
+    return [*_player_balances(), *_transactions(), *_bets()]

@@ -1,0 +1,45 @@
+from django import forms
+
+from wallet.currencies import CURRENCIES, currency_get, money_format, money_parse
+from wallet.errors import WalletError
+
+OPERATIONS = [("deposit", "Deposit"), ("withdraw", "Withdraw")]
+
+
+class CashierForm(forms.Form):
+    """Step one: what the player asks for, in major units as they think of money."""
+
+    operation = forms.ChoiceField(choices=OPERATIONS, widget=forms.RadioSelect, initial="deposit")
+    currency = forms.ChoiceField(choices=[(code, f"{code} – {c.name}") for code, c in CURRENCIES.items()],
+                                 initial="EUR")
+    amount = forms.CharField(max_length=24, help_text="In the currency's usual units, e.g. 25.00",
+                             widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
+    # Generated when the form is first rendered and carried to the confirmation, so a double submit moves once.
+    idempotency_key = forms.CharField(max_length=200, widget=forms.HiddenInput)
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        currency = data["currency"]
+        try:
+            minor = money_parse(data["amount"], currency)
+        except WalletError as exc:
+            self.add_error("amount", exc.message)
+            return data
+        limits = currency_get(currency)
+        if not limits.cashier_min <= minor <= limits.cashier_max:
+            self.add_error("amount", f"Each {dict(OPERATIONS)[data['operation']].lower()} must be between "
+                                     f"{money_format(limits.cashier_min, currency)} and "
+                                     f"{money_format(limits.cashier_max, currency)}.")
+        data["amount_minor"] = minor
+        return data
+
+
+class CashierConfirmForm(forms.Form):
+    """Step two: the reviewed request, exactly as it will be sent to the ledger."""
+
+    operation = forms.ChoiceField(choices=OPERATIONS)
+    currency = forms.ChoiceField(choices=[(code, code) for code in CURRENCIES])
+    amount_minor = forms.IntegerField(min_value=1)
+    idempotency_key = forms.CharField(max_length=200)

@@ -1,0 +1,175 @@
+"""Wallet pages: a player's own account and cashier, and the staff view of any player's wallet."""
+
+import csv
+import uuid
+
+from django.contrib import messages
+from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+
+from accounts.permissions import permission_required
+from wallet import selectors, services
+from wallet.currencies import CURRENCIES, money_format
+from wallet.errors import WalletError
+from wallet.forms import CashierConfirmForm, CashierForm
+
+
+def _selected_account(request, *, player, accounts):
+    """The account named by ?account= (404 unless it is this player's), else the player's first one."""
+    raw = request.GET.get("account")
+    if raw is None:
+        return accounts[0] if accounts else None
+    account = selectors.player_account_get(player=player, account_id=raw)
+    if account is None:
+        raise Http404("No such account")
+    return account
+
+
+def _cursor(request) -> int | None:
+    raw = request.GET.get("before")
+    if raw is None:
+        return None
+    if not raw.isdigit():
+        raise ValueError
+    return int(raw)
+
+
+def _wallet_page(request, *, player, page_url: str, csv_url: str, staff_view: bool):
+    accounts = selectors.player_accounts(player=player)
+    account = _selected_account(request, player=player, accounts=accounts)
+    try:
+        before = _cursor(request)
+    except ValueError:
+        return HttpResponseBadRequest("The 'before' cursor must be an entry number.", content_type="text/plain")
+    page = selectors.account_history(account=account, before=before) if account else None
+    older_url = None
+    if page and page.next_before:
+        older_url = f"{page_url}?{urlencode({'account': account.pk, 'before': page.next_before})}"
+    context = {
+        "player": player, "accounts": accounts, "account": account, "page": page, "older_url": older_url,
+        "page_url": page_url, "csv_url": f"{csv_url}?{urlencode({'account': account.pk})}" if account else None,
+        "staff_view": staff_view, "first_page": before is None,
+    }
+    if request.htmx and before is not None:
+        return render(request, "wallet/_history_rows.html", context)
+    return render(request, "wallet/wallet.html", context)
+
+
+def _history_csv(request, *, player):
+    accounts = selectors.player_accounts(player=player)
+    account = _selected_account(request, player=player, accounts=accounts)
+    if account is None:
+        raise Http404("No account")
+
+    class Echo:
+        def write(self, value):
+            return value
+
+    writer = csv.writer(Echo())
+
+    def amount(value):
+        return "" if value is None else money_format(value, account.currency, with_code=False, grouping=False)
+
+    def rows():
+        yield writer.writerow(["date", "type", "game", "game number", "currency", "bet", "payout", "amount",
+                               "balance after", "entry"])
+        for row in selectors.account_history_iter(account=account):
+            yield writer.writerow([
+                row.created_at.isoformat(), row.kind_label, row.game, row.game_number, row.currency,
+                amount(row.bet_amount), amount(row.payout), amount(row.amount), amount(row.balance_after),
+                row.entry_id,
+            ])
+
+    response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+    filename = f"wallet-{player.pk}-{account.get_kind_display().lower().replace(' ', '-')}-{account.currency}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@permission_required("play")
+def wallet_home(request):
+    return _wallet_page(request, player=request.user, page_url=reverse("wallet_home"),
+                        csv_url=reverse("wallet_history_csv"), staff_view=False)
+
+
+@permission_required("play")
+def history_csv(request):
+    return _history_csv(request, player=request.user)
+
+
+def _player_or_404(user_id: int):
+    player = selectors.player_get(user_id=user_id)
+    if player is None:
+        raise Http404("No such player")
+    return player
+
+
+@permission_required("view_backoffice")
+def players(request):
+    query = request.GET.get("q", "").strip()[:150]
+    return render(request, "wallet/players.html",
+                  {"query": query, "players": selectors.players_search(query=query)})
+
+
+@permission_required("view_backoffice")
+def player_wallet(request, user_id: int):
+    player = _player_or_404(user_id)
+    return _wallet_page(request, player=player, page_url=reverse("wallet_player", args=[player.pk]),
+                        csv_url=reverse("wallet_player_history_csv", args=[player.pk]), staff_view=True)
+
+
+@permission_required("view_backoffice")
+def player_history_csv(request, user_id: int):
+    return _history_csv(request, player=_player_or_404(user_id))
+
+
+def _cashier_form_page(request, form, *, status=200, error=None):
+    limits = [(c.code, money_format(c.cashier_min, c.code), money_format(c.cashier_max, c.code))
+              for c in CURRENCIES.values()]
+    return render(request, "wallet/cashier.html",
+                  {"form": form, "limits": limits, "error": error,
+                   "balances": selectors.player_accounts(player=request.user)}, status=status)
+
+
+@permission_required("play")
+def cashier(request):
+    """Two steps: the form, then a confirmation that carries the idempotency key made with the form."""
+    if request.method != "POST":
+        return _cashier_form_page(request, CashierForm(initial={"idempotency_key": str(uuid.uuid4())}))
+    if request.POST.get("step") != "confirm":
+        form = CashierForm(request.POST)
+        if not form.is_valid():
+            return _cashier_form_page(request, form, status=400)
+        data = form.cleaned_data
+        return render(request, "wallet/cashier_confirm.html", {
+            "operation": data["operation"], "currency": data["currency"], "amount_minor": data["amount_minor"],
+            "amount": money_format(data["amount_minor"], data["currency"]),
+            "balance": selectors.player_balance(player=request.user, currency=data["currency"]),
+            "idempotency_key": data["idempotency_key"], "amount_text": data["amount"],
+        })
+    confirm = CashierConfirmForm(request.POST)
+    if not confirm.is_valid():
+        return HttpResponseBadRequest("The confirmation was incomplete; start again from the cashier.",
+                                      content_type="text/plain")
+    data = confirm.cleaned_data
+    service = services.deposit if data["operation"] == "deposit" else services.withdraw
+    try:
+        txn = service(player=request.user, currency=data["currency"], amount=data["amount_minor"],
+                      idempotency_key=data["idempotency_key"], actor=request.user)
+    except WalletError as exc:
+        # Back to the form with a fresh key: nothing moved, so the next attempt is a new request.
+        form = CashierForm(initial={
+            "operation": data["operation"], "currency": data["currency"], "idempotency_key": str(uuid.uuid4()),
+            "amount": money_format(data["amount_minor"], data["currency"], with_code=False, grouping=False),
+        })
+        return _cashier_form_page(request, form, status=exc.http_status, error=exc.message)
+    done = "Deposited" if data["operation"] == "deposit" else "Withdrew"
+    amount = money_format(data["amount_minor"], data["currency"])
+    if txn.replayed:
+        messages.info(request, f"That request was already carried out ({done.lower()} {amount}); nothing moved twice.")
+    else:
+        messages.success(request, f"{done} {amount}.")
+    account = txn.entries.filter(account__player=request.user).values_list("account_id", flat=True).first()
+    return redirect(f"{reverse('wallet_home')}?{urlencode({'account': account})}")
