@@ -285,7 +285,7 @@ def bet_limit_validate(*, bet_type: str, currency: str, min: int, max: int, chip
 
 def default_bet_limit(*, bet_type: str, currency: str) -> dict[str, Any]:
     low, high, chips = DEFAULT_LIMITS[bet_type]
-    scale = currency_get(currency).default_scale * 10 ** currency_get(currency).exponent // 100
+    scale = currency_get(currency).scale * 10 ** currency_get(currency).exponent // 100
     return {"bet_type": bet_type, "currency": currency, "min": low * scale, "max": high * scale,
             "chips": [chip * scale for chip in chips]}
 

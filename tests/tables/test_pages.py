@@ -190,7 +190,7 @@ def test_operator_edits_limits_in_major_units(client_for, operator, table):
     ("changes", "message"),
     [
         ({"main__EUR__min": "6000"}, "the minimum is above the maximum"),
-        ({"main__EUR__min": "1.001"}, "more than 2 decimal places"),
+        ({"main__EUR__min": "1.001"}, "is not exact"),
         ({"main__EUR__max": "lots"}, "&#x27;lots&#x27; is not an amount"),
         ({"hot3__EUR__chips": "1, 1000"}, "chip 100000 is outside the limits"),
         ({"main__EUR__min": "1.01", "main__EUR__chips": "5"}, "101 is odd"),

@@ -32,3 +32,8 @@ def test_the_registry_has_the_required_currencies_and_refuses_others():
     for code in ("XXX", "eur", None):
         with pytest.raises(UnknownCurrency):
             currency_get(code)
+
+
+def test_an_absurdly_large_amount_is_refused_before_it_is_computed():
+    with pytest.raises(InvalidAmount, match="too large"):
+        money_parse("1e999999999", "EUR")
