@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test venv lint bench clean
+.PHONY: run test venv lint bench soak clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -25,6 +25,10 @@ lint: venv
 
 bench: venv
 	scripts/bench.sh
+
+# The soak test in full (its short form runs at the end of `make test`); report in docs/soak.md.
+soak: venv
+	scripts/soak.sh --write
 
 clean:
 	rm -rf var/broker var/celery-results var/cache

@@ -16,11 +16,17 @@ class NavItem:
 
 NAV_ITEMS: list[NavItem] = [
     NavItem("Home", "home", None),
+    NavItem("Search", "backoffice_search", "lookup_players"),
+    NavItem("Dashboard", "backoffice_dashboard", "view_dashboard"),
+    NavItem("RTP report", "backoffice_rtp", "view_dashboard"),
     NavItem("Worker health", "worker_health", "view_dashboard"),
     NavItem("Tables", "tables_list", "configure_tables"),
     NavItem("Rounds", "round_lookup", "view_backoffice"),
+    NavItem("Play", "player_tables", "play"),
+    NavItem("My games", "player_games", "play"),
     NavItem("My account", "wallet_home", "play"),
     NavItem("Cashier", "wallet_cashier", "play"),
+    NavItem("Settings", "player_settings", "play"),
     NavItem("Player wallets", "wallet_players", "view_backoffice"),
 ]
 

@@ -31,6 +31,8 @@ INSTALLED_APPS = [
     "tables",
     "wallet",
     "rounds",
+    "players",
+    "backoffice",
 ]
 
 MIDDLEWARE = [
@@ -153,4 +155,6 @@ CELERY_BEAT_SCHEDULE = {
     "rounds-timers": {"task": "rounds.tasks.rounds_timers_sweep", "schedule": 1.0},
     # Rounds a dead worker left settling or unrefunded are queued again; rounds at closed tables are voided.
     "rounds-recovery": {"task": "rounds.tasks.rounds_recovery_sweep", "schedule": 30.0},
+    # Yesterday's (and recently reversed days') RTP totals for the dashboard and the RTP report.
+    "backoffice-rtp-rollups": {"task": "backoffice.tasks.rtp_rollups_refresh", "schedule": 300.0},
 }

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 
 from rounds.engine.errors import RoundError as EngineError
 from rounds.engine.hands import hand_value
@@ -72,13 +72,6 @@ def round_rules(round: Round) -> Rules:
 
 # --- the record, from the tables and from the audit trail --------------------------------------------------
 
-def _spot_record(spot: Spot) -> SpotRecord:
-    return SpotRecord(
-        id=spot.pk, player_id=spot.player_id, seat=spot.seat, behind=spot.behind, currency=spot.currency,
-        voided=spot.voided_at is not None,
-    )
-
-
 def bet_record(bet: RoundBet) -> BetRecord:
     return BetRecord(
         id=bet.pk, spot_id=bet.spot_id, kind=bet.kind, hand_index=bet.hand_index, amount=bet.amount,
@@ -91,6 +84,11 @@ def decision_record(decision: Decision) -> DecisionRecord:
         spot_id=decision.spot_id, sequence=decision.sequence, kind=decision.kind, action=decision.action,
         effective=decision.effective, hand_index=decision.hand_index, funded=decision.funded,
     )
+
+
+# The columns of RoundBet and Decision that make a BetRecord and a DecisionRecord, in their field order.
+BET_RECORD_FIELDS = ("id", "spot_id", "kind", "hand_index", "amount", "funding", "wallet_bet_id")
+DECISION_RECORD_FIELDS = ("spot_id", "sequence", "kind", "action", "effective", "hand_index", "funded")
 
 
 def round_record_load(round: Round, *, spot_ids: list[int] | None = None) -> RoundRecord:
@@ -107,9 +105,16 @@ def round_record_load(round: Round, *, spot_ids: list[int] | None = None) -> Rou
         spots = spots.filter(pk__in=spot_ids)
         bets = bets.filter(spot_id__in=spot_ids)
         decisions = decisions.filter(spot_id__in=spot_ids)
-    record.spots = [_spot_record(spot) for spot in spots.order_by("id")]
-    record.bets = [bet_record(bet) for bet in bets.order_by("id")]
-    record.decisions = [decision_record(d) for d in decisions.order_by("spot_id", "sequence")]
+    # Plain rows, not model instances: settling a common draw loads tens of thousands of them, and building
+    # models costs more than the queries (bench/settle_bench.py).
+    record.spots = [
+        SpotRecord(id=pk, player_id=player_id, seat=seat, behind=behind, currency=currency, voided=voided)
+        for pk, player_id, seat, behind, currency, voided in spots.order_by("id").values_list(
+            "id", "player_id", "seat", "behind", "currency", Q(voided_at__isnull=False))
+    ]
+    record.bets = [BetRecord(*row) for row in bets.order_by("id").values_list(*BET_RECORD_FIELDS)]
+    record.decisions = [DecisionRecord(*row) for row in decisions.order_by("spot_id", "sequence").values_list(
+        *DECISION_RECORD_FIELDS)]
     return record
 
 

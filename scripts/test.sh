@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole suite on PostgreSQL and Redis with a real Celery worker (started by the tests' session fixture).
+# The whole suite on PostgreSQL and Redis with a real Celery worker (started by the tests' session fixture),
+# then the short soak test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/services.sh
@@ -18,4 +19,11 @@ psql "${DATABASE_URL%/*}/postgres" -tAc "SELECT 1 FROM pg_database WHERE datname
 .venv/bin/ruff check .
 .venv/bin/python manage.py makemigrations --check --dry-run
 .venv/bin/python manage.py replay_round ../shared/vectors --check >/dev/null
+# The soak test's short form (workers killed, tasks delivered twice; a few minutes), after a full run only;
+# it runs before pytest so that the suite's summary closes the output.
+if [ "$#" -eq 0 ] && [ "${SOAK:-1}" != 0 ]; then
+  SOAK_DATABASE_URL="${DATABASE_URL}_soak" SOAK_BROKER_URL="$CELERY_BROKER_URL" .venv/bin/python bench/soak.py --short
+fi
+
 .venv/bin/python -m pytest "$@"
+

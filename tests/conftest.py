@@ -9,6 +9,9 @@ from django.db import connection
 
 REPO = Path(__file__).resolve().parents[1]
 OUTPUT = REPO / "var" / "test-output"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture
@@ -120,3 +123,25 @@ def wait_for(predicate, *, timeout: float = 20.0, interval: float = 0.1, what: s
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's Chromium driven by Playwright, one for the whole session; each test opens its own context.
+
+    Playwright's sync API runs an event loop in this thread while the browser lives, so Django's guard against
+    synchronous ORM calls inside a loop is lifted for the session (the tests' ORM calls stay synchronous)."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    try:
+        with playwright_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield browser
+            browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous

@@ -7,29 +7,22 @@ from django.db import connections
 from tables import rtp
 from tests.conftest import OUTPUT
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 # Perfect Pairs with 6 decks: perfect 5/311, coloured 6/311, mixed 12/311 (the rest loses).
 PP_30 = rtp.percent(Fraction(5 * 31 + 6 * 13 + 12 * 7, 311))  # 101.9293: refused
 PP_20 = rtp.percent(Fraction(5 * 21 + 6 * 13 + 12 * 7, 311))
 
 
 @pytest.fixture
-def browser_page(monkeypatch):
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    # Playwright's sync API runs an event loop in this thread; the ORM calls below are still synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    OUTPUT.mkdir(parents=True, exist_ok=True)
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1100, "height": 900})
-        page.set_default_timeout(15_000)
-        yield page
-        browser.close()
-        # ORM calls made while Playwright's loop runs open their own connection; close it, or it outlives the
-        # session and keeps the test database from being dropped.
-        connections.close_all()
+def browser_page(chromium):
+    """A page of the session's browser (tests/conftest.py)."""
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+    # ORM calls made while Playwright's loop runs open their own connection; close it, or it outlives the
+    # session and keeps the test database from being dropped.
+    connections.close_all()
 
 
 @pytest.mark.browser

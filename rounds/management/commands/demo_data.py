@@ -1,47 +1,89 @@
-"""Demo data for `make run`: the three tables, one user per role, players with balances. Safe to run again."""
+"""Demo data for `make run`: the three tables, an operator, a support user, a handful of players, and a few
+hundred rounds played by the table simulator (settled through round_settle, one of them voided as a malfunction).
+
+Safe to run again: users and tables are created once, and the rounds are played only while the demo tables have
+none settled yet, so a second `make run` adds nothing.
+"""
+
+import time
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from accounts import roles
 from accounts.services import roles_sync, user_create
+from rounds.models import Round, RoundState
+from rounds.simulator import ScriptedEvent, SimulationConfig, simulation_run
+from rounds.simulator.habits import DEMO_NAMES
 from tables.models import Table
 from tables.services import table_create
-from wallet.services import deposit, golden_chips_grant
 
-DEMO_USERS = [
+STAFF = [
     # username, password, role, first name
     ("operator", "operator-demo", roles.OPERATOR, "Olivia"),
     ("support", "support-demo", roles.SUPPORT, "Sam"),
-    ("alice", "alice-demo", roles.PLAYER, "Alice"),
-    ("bob", "bob-demo", roles.PLAYER, "Bob"),
 ]
+PLAYER_PASSWORD = "{name}-demo"
+# One table per profile, with the profile's default limits and paytables, and every feature of it switched on.
 DEMO_TABLES = [
-    ("FB01", "Free Bet Blackjack", "free_bet"),
-    ("LFB1", "Live Free Bet Blackjack", "free_bet_seated"),
-    ("LB01", "Live Blackjack", "classic"),
+    ("FB01", "Free Bet Blackjack", "free_bet", {}),
+    ("LFB1", "Live Free Bet Blackjack", "free_bet_seated", {"bet_behind": True}),
+    ("LB01", "Live Blackjack", "classic", {"bet_behind": True, "multi_seat": True, "deal_now": True,
+                                           "golden_chips": True}),
 ]
-DEMO_DEPOSITS = {"alice": 250_000, "bob": 80_000}  # EUR minor units
+DEMO_PLAYERS = 9
+DEMO_ROUNDS = 210
+DEMO_SEED = 2026
+# So that the back office shows each of these on first start, whatever the random draws give.
+DEMO_EVENTS = (
+    ScriptedEvent(table=0, round=7, kind="malfunction", phase="dealing"),
+    ScriptedEvent(table=2, round=15, kind="malfunction", phase="dealer"),
+    ScriptedEvent(table=1, round=11, kind="pause", phase="decisions"),
+)
 
 
 class Command(BaseCommand):
-    help = "Load demo users, tables and balances (idempotent)."
+    help = "Load demo users, tables and a few hundred simulated rounds (idempotent)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--rounds", type=int, default=DEMO_ROUNDS, help=f"rounds to play ({DEMO_ROUNDS})")
+        parser.add_argument("--players", type=int, default=DEMO_PLAYERS, help=f"players ({DEMO_PLAYERS})")
+        parser.add_argument("--seed", type=int, default=DEMO_SEED, help=f"the simulation's seed ({DEMO_SEED})")
 
     def handle(self, *args, **options):
+        started = time.monotonic()
         roles_sync()
-        users = {name: self._user(name, password, role, first) for name, password, role, first in DEMO_USERS}
-        for code, name, profile in DEMO_TABLES:
+        staff = {name: self._user(name, password, role, first) for name, password, role, first in STAFF}
+        for code, name, profile, features in DEMO_TABLES:
             if not Table.objects.filter(code=code).exists():
-                table_create(actor=users["operator"], code=code, name=name, profile=profile,
-                             currencies=["EUR", "USD"], state="open")
-        for username, amount in DEMO_DEPOSITS.items():
-            deposit(player=users[username], currency="EUR", amount=amount,
-                    idempotency_key=f"demo:deposit:{username}:EUR")
-        golden_chips_grant(player=users["bob"], currency="EUR", amount=5_000, staff=users["operator"],
-                           reason="Welcome Golden Chips (demo)", idempotency_key="demo:golden:bob:EUR")
-        self.stdout.write("Demo logins (username / password):")
-        for name, password, role, _first in DEMO_USERS:
+                table_create(actor=staff["operator"], code=code, name=name, profile=profile,
+                             currencies=["EUR", "USD"], state="open", **features)
+        codes = [code for code, _name, _profile, _features in DEMO_TABLES]
+        names = DEMO_NAMES[:options["players"]]
+        settled = Round.objects.filter(table__code__in=codes, state=RoundState.SETTLED).count()
+        if settled:
+            self.stdout.write(f"Demo rounds already loaded ({settled} settled at {', '.join(codes)}): "
+                              "nothing added.")
+        elif options["rounds"]:
+            self.stdout.write(f"Playing {options['rounds']} demo rounds at {', '.join(codes)} "
+                              f"with {len(names)} players ...")
+            report = simulation_run(SimulationConfig(
+                tables=len(codes), table_codes=tuple(codes), players=len(names), player_names=tuple(names),
+                player_password=PLAYER_PASSWORD, studio="operator", rounds=options["rounds"],
+                seed=options["seed"], settle="inline", parallel_tables=False, scripted_events=DEMO_EVENTS,
+                disconnect_rate=0.02, late_disconnect_rate=0.005, malfunction_rate=0.005, pause_rate=0.005,
+            ))
+            self.stdout.write(
+                f"  {report.stats['rounds settled']} settled, {report.stats['rounds voided']} voided, "
+                f"{report.stats['placements']} placements, {report.stats['cards']} cards, "
+                f"in {report.seconds:.0f} s"
+            )
+        self.stdout.write(f"Demo data ready in {time.monotonic() - started:.0f} s. Logins (username / password):")
+        for name, password, role, _first in STAFF:
             self.stdout.write(f"  {role:<9} {name:<9} / {password}")
+        for name in names:
+            if get_user_model().objects.filter(username=name).exists():
+                self.stdout.write(f"  {roles.PLAYER:<9} {name:<9} / {PLAYER_PASSWORD.format(name=name)}")
 
     def _user(self, username, password, role, first_name):
         user = get_user_model().objects.filter(username=username).first()

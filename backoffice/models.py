@@ -1,0 +1,51 @@
+"""Daily totals of the return actually paid, so the RTP report and the dashboard read a period in milliseconds.
+
+A day's rows are what backoffice.reports would compute live for that UTC day: written whole by
+backoffice.services.rtp_day_rollup (one transaction: the day's rows and its marker), never edited. Days without a
+marker (not rolled up yet) and today are computed live, so the figures are the same either way.
+"""
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from tables.models import Table
+
+
+class RtpDay(models.Model):
+    """A UTC day whose totals are rolled up (even a day with no round: then it has no RtpDaily row)."""
+
+    day = models.DateField(primary_key=True)
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"RTP totals of {self.day}"
+
+
+class RtpDaily(models.Model):
+    """Settled rounds of one day at one table configuration, one bet type and one currency."""
+
+    day = models.DateField()
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    config_version = models.PositiveIntegerField()
+    bet_type = models.CharField(max_length=16)
+    currency = models.CharField(max_length=3)
+    rounds = models.PositiveIntegerField()
+    bets = models.PositiveIntegerField()
+    initial = models.BigIntegerField(help_text="initial stakes, minor units")
+    staked = models.BigIntegerField(help_text="everything staked (doubles and splits too), minor units")
+    returned = models.BigIntegerField(help_text="cash (and Golden Chips) returned, minor units")
+    # Sums of squares for the standard error: statistics, not money.
+    initial_sq = models.FloatField()
+    net_sq = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["day", "table", "config_version", "bet_type", "currency"],
+                                    name="backoffice_rtp_daily_once"),
+            models.CheckConstraint(condition=Q(staked__gte=0, returned__gte=0, initial__gte=0),
+                                   name="backoffice_rtp_daily_amounts_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} table {self.table_id} v{self.config_version} {self.bet_type} {self.currency}"

@@ -1,0 +1,66 @@
+"""The back office's only writes: the daily RTP totals (a cache of settled rounds, recomputed whole per day).
+
+Decisions where the issue is silent:
+- A day is rolled up once it is over (UTC); the periodic task recomputes yesterday on every run (a round whose
+  settlement committed just after midnight is then counted), the days of rounds reversed in the last two days
+  (a reversal makes a settled round voided, so its day's totals change), and backfills up to ten missing days
+  of the last ninety per run. `manage.py rtp_rollup` backfills any range at once.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from backoffice import reports
+from backoffice.models import RtpDaily, RtpDay
+from rounds.models import Round, VoidKind
+
+BACKFILL_DAYS = 90
+BACKFILL_PER_RUN = 10
+REVERSALS_LOOKBACK = timedelta(days=2)
+
+
+def _today(now: datetime | None = None) -> date:
+    return (now or timezone.now()).astimezone(UTC).date()
+
+
+def rtp_day_rollup(*, day: date, now: datetime | None = None) -> int:
+    """Recompute the totals of one whole UTC day before today; returns how many rows it holds."""
+    if not isinstance(day, date) or isinstance(day, datetime):
+        raise TypeError(f"a day is a date, not {day!r}")
+    if day >= _today(now):
+        raise ValueError(f"{day} is not over yet: only days before today are rolled up")
+    since = datetime.combine(day, datetime.min.time(), tzinfo=UTC)
+    rows = reports._aggregate(since=since, until=since + timedelta(days=1))
+    with transaction.atomic(durable=True):
+        RtpDaily.objects.filter(day=day).delete()
+        RtpDaily.objects.bulk_create([
+            RtpDaily(day=day, table_id=row["table_id"], config_version=row["config_version"],
+                     bet_type=row["bet_type"], currency=row["currency"], rounds=row["rounds"], bets=row["bets"],
+                     initial=row["initial"], staked=row["staked"], returned=row["returned"],
+                     initial_sq=row["initial_sq"], net_sq=row["net_sq"])
+            for row in rows
+        ])
+        RtpDay.objects.update_or_create(day=day, defaults={"computed_at": timezone.now()})
+    return len(rows)
+
+
+def rtp_rollups_refresh(*, now: datetime | None = None) -> list[date]:
+    """What the periodic task does: yesterday, the days of recent reversals, and some missing days."""
+    now = now or timezone.now()
+    today = _today(now)
+    days = {today - timedelta(days=1)}
+    reversed_days = Round.objects.filter(
+        void_kind=VoidKind.REVERSAL, voided_at__gte=now - REVERSALS_LOOKBACK, settled_at__isnull=False
+    ).values_list("settled_at", flat=True)
+    days |= {moment.astimezone(UTC).date() for moment in reversed_days}
+    window = [today - timedelta(days=n) for n in range(1, BACKFILL_DAYS + 1)]
+    done = set(RtpDay.objects.filter(day__in=window).values_list("day", flat=True))
+    days |= set([day for day in window if day not in done][:BACKFILL_PER_RUN])
+    days = sorted(day for day in days if day < today)
+    for day in days:
+        rtp_day_rollup(day=day, now=now)
+    return days

@@ -1,0 +1,20 @@
+from django.urls import path
+
+from backoffice import views
+
+urlpatterns = [
+    path("search/", views.search, name="backoffice_search"),
+    path("support/rounds/<str:game_number>/", views.round_page, name="backoffice_round"),
+    path("support/rounds/<str:game_number>/void/", views.round_void, name="backoffice_round_void"),
+    path("support/rounds/<str:game_number>/void/progress/", views.round_void_progress,
+         name="backoffice_round_void_progress"),
+    path("support/players/<int:user_id>/", views.player_page, name="backoffice_player"),
+    path("support/players/<int:user_id>/notes/", views.player_note, name="backoffice_player_note"),
+    path("support/players/<int:user_id>/chat/", views.player_chat, name="backoffice_player_chat"),
+    path("support/transactions/<int:transaction_id>/", views.transaction_page, name="backoffice_transaction"),
+    path("dashboard/", views.dashboard, name="backoffice_dashboard"),
+    path("dashboard/rtp/", views.rtp_report, name="backoffice_rtp"),
+    path("me/games/", views.my_games, name="player_games"),
+    path("me/games.csv", views.my_games_csv, name="player_games_csv"),
+    path("me/games/<str:game_number>/", views.my_game, name="player_game"),
+]

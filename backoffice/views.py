@@ -1,0 +1,391 @@
+"""The back office pages: support's search, round, player and transaction pages; the operator's dashboard and
+RTP report; a player's game history. One view renders a page or, for htmx, the fragment it asks for; every link
+keeps a real href, so each page works without JavaScript too."""
+
+from __future__ import annotations
+
+import csv
+from datetime import datetime
+
+from django.contrib import messages
+from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.permissions import has_role_permission, permission_required
+from backoffice import charts, reports, selectors
+from players import selectors as player_selectors
+from players import services as player_services
+from players.errors import PlayerRequestError
+from players.forms import ChatForm, NoteForm
+from rounds import services as round_services
+from rounds.errors import RoundError
+from rounds.models import RoundState
+from tables.models import Table
+from wallet import selectors as wallet_selectors
+from wallet.currencies import money_format
+
+PLAYER_PAGE_ROWS = 10
+
+
+def _cursor(request, name: str) -> int | None:
+    """A keyset cursor from the query string; a malformed one is bad input (400), never a 500."""
+    raw = request.GET.get(name)
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise ValueError(f"The '{name}' cursor must be a whole number.")
+    return int(raw)
+
+
+def _bad(message: str):
+    return HttpResponseBadRequest(message, content_type="text/plain")
+
+
+# --- search --------------------------------------------------------------------------------------------------
+
+@require_GET
+@permission_required("lookup_players")
+def search(request):
+    result = selectors.search(query=request.GET.get("q", ""))
+    if result.redirect_to:
+        name, args = result.redirect_to
+        return redirect(name, *args)
+    status = 404 if result.query and result.empty else 200
+    return render(request, "backoffice/search.html", {"result": result}, status=status)
+
+
+# --- the round page ----------------------------------------------------------------------------------------
+
+def _round_or_404(game_number: str):
+    from rounds.selectors import round_by_game_number
+
+    round = round_by_game_number(game_number=game_number)
+    if round is None:
+        raise Http404(f"No round has the game number {game_number}")
+    return round
+
+
+def _void_context(request, round, **extra):
+    allowed = has_role_permission(request.user, "void_rounds")
+    context = {"round": round, "can_void": allowed, "reversal": round.state == RoundState.SETTLED}
+    if round.state == RoundState.VOIDED:
+        context["progress"] = selectors.round_void_progress(round=round)
+    return context | extra
+
+
+@require_GET
+@permission_required("view_backoffice")
+def round_page(request, game_number: str):
+    round = _round_or_404(game_number)
+    try:
+        spots_after = _cursor(request, "spots_after")
+        events_after = _cursor(request, "events_after")
+    except ValueError as error:
+        return _bad(str(error))
+    base = reverse("backoffice_round", args=[round.game_number])
+    if request.htmx and spots_after is not None:
+        spots, next_spots = selectors.round_spots_page(round=round, after=spots_after)
+        return render(request, "backoffice/_round_spots.html", {
+            "round": round, "spots": spots, "staff": True,
+            "more_spots_url": f"{base}?{urlencode({'spots_after': next_spots})}" if next_spots else None})
+    if request.htmx and events_after is not None:
+        events, next_events = selectors.round_events_page(round=round, after=events_after)
+        return render(request, "backoffice/_round_events.html", {
+            "events": events,
+            "more_events_url": f"{base}?{urlencode({'events_after': next_events})}" if next_events else None})
+    spots, next_spots = selectors.round_spots_page(round=round, after=spots_after)
+    events, next_events = selectors.round_events_page(round=round, after=events_after)
+    return render(request, "backoffice/round.html", _void_context(request, round) | {
+        "config": selectors.round_config_summary(round),
+        "cards": selectors.round_cards(round),
+        "spots": spots, "staff": True,
+        "more_spots_url": f"{base}?{urlencode({'spots_after': next_spots})}" if next_spots else None,
+        "events": events,
+        "more_events_url": f"{base}?{urlencode({'events_after': next_events})}" if next_events else None,
+        "transactions": selectors.round_transactions(round=round),
+        "first_page": spots_after is None and events_after is None,
+    })
+
+
+@require_POST
+@permission_required("void_rounds")
+def round_void(request, game_number: str):
+    """Two steps, like the cashier: the reason, then a confirmation that shows what goes back to whom. The
+    review carries the state it was made for; if the round moved on meanwhile, the confirmation is refused."""
+    round = _round_or_404(game_number)
+    reason = request.POST.get("reason", "").strip()
+    template = "backoffice/_void.html" if request.htmx else "backoffice/void_confirm.html"
+    if not reason:
+        return render(request, template, _void_context(request, round, error="Give a reason: it is recorded in "
+                                                       "the audit trail and shown to the players."), status=400)
+    if len(reason) > round_services.REASON_MAX_LENGTH:
+        return render(request, template, _void_context(
+            request, round, error=f"A reason has at most {round_services.REASON_MAX_LENGTH} characters."),
+            status=400)
+    if request.POST.get("step") != "confirm":
+        return render(request, template, _void_context(
+            request, round, confirm=True, reason=reason, preview=selectors.round_void_preview(round=round)))
+    if request.POST.get("expected_state") != round.state:
+        return render(request, template, _void_context(
+            request, round, error=f"The round is now {round.get_state_display().lower()}: review it again."),
+            status=409)
+    try:
+        if round.state == RoundState.SETTLED:
+            round_services.round_reverse(round_id=round.pk, actor=request.user, reason=reason)
+        else:
+            round_services.round_void(round_id=round.pk, actor=request.user, reason=reason)
+    except RoundError as error:
+        return render(request, template, _void_context(request, round, error=error.message),
+                      status=error.http_status)
+    round.refresh_from_db()
+    if request.htmx:
+        return render(request, "backoffice/_void.html", _void_context(request, round))
+    messages.success(request, f"Round {round.game_number} voided; the stakes are being refunded.")
+    return redirect("backoffice_round", game_number=round.game_number)
+
+
+@require_GET
+@permission_required("view_backoffice")
+def round_void_progress(request, game_number: str):
+    round = _round_or_404(game_number)
+    response = render(request, "backoffice/_void.html", _void_context(request, round))
+    if request.htmx and round.refunds_done_at is not None:
+        response.status_code = 286  # refunds done: htmx stops polling
+    return response
+
+
+# --- the player page (staff) -------------------------------------------------------------------------------
+
+def _player_or_404(user_id: int):
+    player = selectors.player_get(user_id=user_id)
+    if player is None:
+        raise Http404("No such player")
+    return player
+
+
+@require_GET
+@permission_required("view_backoffice")
+def player_page(request, user_id: int):
+    player = _player_or_404(user_id)
+    try:
+        games_before = _cursor(request, "games_before")
+    except ValueError as error:
+        return _bad(str(error))
+    base = reverse("backoffice_player", args=[player.pk])
+    games = selectors.player_game_history(player=player, before=games_before, limit=PLAYER_PAGE_ROWS)
+    games_context = {
+        "games": games, "staff": True,
+        "older_games_url": f"{base}?{urlencode({'games_before': games.next_before})}" if games.next_before else None,
+    }
+    if request.htmx and games_before is not None:
+        return render(request, "backoffice/_game_rows.html", games_context)
+    accounts = wallet_selectors.player_accounts(player=player)
+    histories = [(account, wallet_selectors.account_history(account=account, limit=PLAYER_PAGE_ROWS))
+                 for account in accounts]
+    return render(request, "backoffice/player.html", games_context | {
+        "player": player, "accounts": accounts, "histories": histories,
+        "profile": player_selectors.player_profile(player=player),
+        "notes": player_selectors.player_notes(player=player),
+        "presences": player_selectors.player_presences_live(player=player),
+        "open_rounds": selectors.player_open_rounds(player=player),
+        "grants": selectors.player_golden_chip_grants(player=player),
+        "can_moderate": has_role_permission(request.user, "lookup_players"),
+        "note_form": NoteForm(), "chat_form": ChatForm(),
+    })
+
+
+@require_POST
+@permission_required("lookup_players")
+def player_note(request, user_id: int):
+    player = _player_or_404(user_id)
+    form = NoteForm(request.POST)
+    if form.is_valid():
+        try:
+            player_services.player_note_add(player=player, author=request.user, body=form.cleaned_data["body"])
+        except PlayerRequestError as error:
+            messages.error(request, error.message)
+        else:
+            messages.success(request, "Note added.")
+    else:
+        messages.error(request, "; ".join(e for errors in form.errors.values() for e in errors))
+    return redirect(reverse("backoffice_player", args=[player.pk]) + "#notes-heading")
+
+
+@require_POST
+@permission_required("lookup_players")
+def player_chat(request, user_id: int):
+    player = _player_or_404(user_id)
+    form = ChatForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(e for errors in form.errors.values() for e in errors))
+    else:
+        data = form.cleaned_data
+        try:
+            if data["action"] == "disable":
+                player_services.player_chat_disable(player=player, staff=request.user, reason=data["reason"])
+                messages.success(request, f"Chat disabled for {player.get_username()}.")
+            else:
+                player_services.player_chat_enable(player=player, staff=request.user, reason=data["reason"])
+                messages.success(request, f"Chat enabled for {player.get_username()}.")
+        except PlayerRequestError as error:
+            messages.error(request, error.message)
+    return redirect(reverse("backoffice_player", args=[player.pk]) + "#chat-heading")
+
+
+@require_GET
+@permission_required("view_backoffice")
+def transaction_page(request, transaction_id: int):
+    detail = selectors.transaction_detail(transaction_id=transaction_id)
+    if detail is None:
+        raise Http404("No such transaction")
+    return render(request, "backoffice/transaction.html", detail)
+
+
+# --- operators -----------------------------------------------------------------------------------------------
+
+@require_GET
+@permission_required("view_dashboard")
+def dashboard(request):
+    period, since, now = reports.period_bounds(request.GET.get("period"))
+    rtp_rows = reports.rtp_report(since=since, until=now)
+    context = {
+        "now": now, "period": period, "period_label": reports.PERIODS[period][0], "periods": reports.PERIODS,
+        "tables": reports.open_tables(now=now),
+        "last_hour": reports.rounds_last_hour(now=now),
+        "money": reports.money_by_table(rows=rtp_rows),
+        "waiting": reports.rounds_waiting_settlement(now=now),
+        "voided": reports.rounds_voided(since=since),
+        "rtp_rows": [row for row in rtp_rows if row.bet_type == "main"],
+    }
+    if request.htmx:
+        return render(request, "backoffice/_dashboard.html", context)
+    return render(request, "backoffice/dashboard.html", context)
+
+
+def _date(raw: str | None):
+    if not raw:
+        return None
+    try:
+        return datetime.strptime(raw, "%Y-%m-%d").date()
+    except ValueError:
+        raise ValueError(f"{raw!r} is not a date (YYYY-MM-DD).") from None
+
+
+@require_GET
+@permission_required("view_dashboard")
+def rtp_report(request):
+    from datetime import UTC, time, timedelta
+
+    from django.utils import timezone
+
+    now = timezone.now()
+    try:
+        start, end = _date(request.GET.get("from")), _date(request.GET.get("to"))
+    except ValueError as error:
+        return render(request, "backoffice/rtp.html", {"error": str(error), "tables": Table.objects.all(),
+                                                        "bet_types": reports.BET_TYPES}, status=400)
+    end = end or now.astimezone(UTC).date()
+    start = start or end - timedelta(days=29)
+    error = "The period starts after it ends." if start > end else ""
+    since = datetime.combine(start, time.min, tzinfo=UTC)
+    until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
+    code = request.GET.get("table") or ""
+    table = Table.objects.filter(code=code).first() if code else None
+    if code and table is None:
+        raise Http404(f"No table {code}")
+    rows = [] if error else reports.rtp_report(since=since, until=until, table=table)
+    chart_row = None
+    bet_type = request.GET.get("bet") or "main"
+    currency = request.GET.get("currency") or ""
+    if bet_type not in reports.BET_TYPES:
+        error = f"Unknown bet type {bet_type!r}."
+    candidates = [r for r in rows if r.bet_type == bet_type and (not currency or r.currency == currency)]
+    if candidates:
+        chart_row = max(candidates, key=lambda r: r.rounds)
+    chart = points = None
+    if chart_row is not None:
+        points, _total = reports.rtp_series(table=chart_row.table, bet_type=chart_row.bet_type,
+                                           currency=chart_row.currency, since=since, until=until)
+        chart = charts.rtp_chart(points, chart_row.theoretical, hourly=until - since <= timedelta(days=2))
+    return render(request, "backoffice/rtp.html", {
+        "rows": rows, "start": start, "end": end, "table": table, "tables": Table.objects.order_by("code"),
+        "bet_type": bet_type, "bet_types": reports.BET_TYPES, "currency": currency, "chart_row": chart_row,
+        "chart": chart, "points": points, "error": error,
+    }, status=400 if error else 200)
+
+
+# --- players -------------------------------------------------------------------------------------------------
+
+@require_GET
+@permission_required("play")
+def my_games(request):
+    try:
+        before = _cursor(request, "before")
+        day = _date(request.GET.get("date"))
+    except ValueError as error:
+        return _bad(str(error))
+    if day is not None and before is None:
+        before = selectors.game_history_cursor_for_day(day=day)
+    page = selectors.player_game_history(player=request.user, before=before)
+    base = reverse("player_games")
+    context = {
+        "games": page, "staff": False, "first_page": before is None, "date": day,
+        "older_games_url": f"{base}?{urlencode({'before': page.next_before})}" if page.next_before else None,
+    }
+    if request.htmx and request.GET.get("before"):
+        return render(request, "backoffice/_game_rows.html", context)
+    return render(request, "backoffice/my_games.html", context)
+
+
+@require_GET
+@permission_required("play")
+def my_games_csv(request):
+    player = request.user
+
+    class Echo:
+        def write(self, value):
+            return value
+
+    writer = csv.writer(Echo())
+
+    def money(amounts: dict[str, int] | None) -> str:
+        if amounts is None:
+            return ""
+        return "; ".join(money_format(v, c, grouping=False) for c, v in sorted(amounts.items()))
+
+    def rows():
+        yield writer.writerow(["game number", "started (UTC)", "table", "game", "bets", "staked", "returned",
+                               "result", "net", "state"])
+        for row in selectors.player_game_history_iter(player=player):
+            r = row.round
+            yield writer.writerow([
+                r.game_number, r.opened_at.isoformat(), r.table.code, r.config.get("name", ""),
+                "; ".join(f"{label} {money_format(amount, currency, grouping=False)}"
+                          for label, currency, amount in row.bets),
+                money(row.staked), money(row.returned), row.result, money(row.net), r.get_state_display(),
+            ])
+
+    response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="game-history-{player.pk}.csv"'
+    return response
+
+
+@require_GET
+@permission_required("play")
+def my_game(request, game_number: str):
+    round = selectors.player_round(player=request.user, game_number=game_number)
+    if round is None:
+        raise Http404("No such game of yours")
+    seats = selectors.player_seats(player=request.user, round=round)
+    cards = selectors.round_cards(round, seats=seats)
+    hidden = selectors.hole_card_hidden(round)
+    if hidden and len(cards["dealer"]) >= 2:
+        cards["dealer"] = [cards["dealer"][0], "??", *cards["dealer"][2:]]
+        cards["dealer_total"] = ""
+        cards["order"] = [c for c in cards["order"] if not (c["target"] == "dealer" and c["sequence"] == 2)]
+    spots, _more = selectors.round_spots_page(round=round, player=request.user, limit=100)
+    return render(request, "backoffice/my_game.html", {"round": round, "cards": cards, "spots": spots,
+                                                       "staff": False, "hidden": hidden})

@@ -1,0 +1,319 @@
+"""HTTP benchmark: bet placement through the game-client API, served by gunicorn, from 50 concurrent clients.
+
+    .venv/bin/python bench/http_bench.py [--clients 50] [--seconds 15] [--workers N] [--threads T] [--quick]
+
+Its own PostgreSQL database (casino_bench_http, dropped and re-created): one open common-draw table with a round
+whose betting stays open for the run, 20 funded players per client, each logged in (a session cookie and a CSRF
+token, as a browser or game client holds them). gunicorn serves casino.wsgi; the load comes from one asyncio
+process holding one keep-alive connection per client, each client placing one bet at a time
+(POST /api/rounds/<game>/bets/ with an Idempotency-Key) round-robin over its players. Measured: requests per
+second and p50/p99 latency over the window, against pgbench TPC-B (50 clients) on the same machine in the same
+run. Prints markdown on stdout (bench/run_all.py collects it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import (  # noqa: E402
+    OUTPUT,
+    REPO,
+    database_drop,
+    database_recreate,
+    machine,
+    percentile,
+    pg_params,
+    pg_version,
+    pgbench_tps,
+    progress,
+)
+
+BENCH_URL = os.environ.get("BENCH_HTTP_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casino_bench_http")
+BROKER_URL = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0")
+ENV = dict(
+    DATABASE_URL=BENCH_URL, CELERY_BROKER_URL=BROKER_URL, CELERY_RESULT_BACKEND=BROKER_URL[:-1] + "1",
+    CELERY_TASK_DEFAULT_QUEUE=f"bench-http-{os.getpid()}", DEBUG="0", SECRET_KEY="bench-only-not-a-secret",
+    LOG_LEVEL="WARNING", ALLOWED_HOSTS="127.0.0.1", DJANGO_SETTINGS_MODULE="casino.settings",
+    FAST_PASSWORD_HASHER="1",
+)
+os.environ.update(ENV)
+PLAYERS_PER_CLIENT = 20
+STAKE = 2_00
+CSRF = "bench0csrf0token0for0the0clients"  # 32 characters: Django's unmasked CSRF secret format
+GOAL_RPS, GOAL_P99_MS = 500, 100
+
+
+def setup(clients: int) -> dict:
+    """A round with betting open (120 s), funded players, and a logged-in session for each."""
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
+
+    from accounts.services import roles_sync, user_create
+    from rounds import services
+    from rounds.simulator.table import parallel
+    from tables.services import table_create
+    from wallet.services import deposit
+
+    call_command("migrate", verbosity=0)
+    roles_sync()
+    studio = user_create(username="bench_studio", password=None, role="operator")
+    table = table_create(actor=studio, code="HTTP01", name="HTTP bench", profile="free_bet", currencies=["EUR"],
+                         state="open", betting_seconds=120, decision_seconds=60)
+
+    def player(index: int) -> tuple[int, str]:
+        user = user_create(username=f"http{index:05d}", password=None, role="player")
+        deposit(player=user, currency="EUR", amount=100_00, idempotency_key=f"http-bench-{index}")
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        return user.pk, session.session_key
+
+    sessions = parallel(range(clients * PLAYERS_PER_CLIENT), player, threads=4)
+    services.shoe_start(table=table, actor=studio)
+    round = services.round_open(table=table, actor=studio)
+    return {"game_number": round.game_number, "round_id": round.pk, "sessions": [key for _pk, key in sessions],
+            "deadline": round.deadline.timestamp()}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def gunicorn_start(port: int, workers: int, threads: int) -> subprocess.Popen:
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    log = open(OUTPUT / "http-bench-gunicorn.log", "w")  # noqa: SIM115 - owned by the process
+    command = [str(Path(sys.executable).parent / "gunicorn"), "casino.wsgi", "-b", f"127.0.0.1:{port}",
+               "-w", str(workers), "--log-level", "warning"]
+    if threads > 1:
+        command += ["-k", "gthread", "--threads", str(threads), "--keep-alive", "30"]
+    proc = subprocess.Popen(command, cwd=REPO, env={**os.environ, **ENV}, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"gunicorn exited with {proc.returncode}; see {log.name}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("gunicorn did not start listening within 60 s")
+
+
+class Client:
+    """One game client: a keep-alive HTTP/1.1 connection, placing one bet at a time for its players."""
+
+    def __init__(self, port: int, path: str, sessions: list[str]):
+        self.port = port
+        self.path = path
+        self.sessions = sessions
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.latencies: list[float] = []
+        self.statuses: dict[int, int] = {}
+        self.reconnects = 0
+        self.body = json.dumps({"currency": "EUR", "bets": {"main": STAKE}}).encode()
+
+    async def connect(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.reconnects += 1
+
+    async def bet(self, session: str) -> int:
+        request = (
+            f"POST {self.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(self.body)}\r\nCookie: sessionid={session}; csrftoken={CSRF}\r\n"
+            f"X-CSRFToken: {CSRF}\r\nIdempotency-Key: {uuid.uuid4().hex}\r\n\r\n"
+        ).encode() + self.body
+        for attempt in range(2):
+            try:
+                if self.writer is None:
+                    await self.connect()
+                self.writer.write(request)
+                await self.writer.drain()
+                status_line = await self.reader.readline()
+                if not status_line:
+                    raise ConnectionError("closed")
+                status = int(status_line.split()[1])
+                length, close = 0, False
+                while (line := await self.reader.readline()) not in (b"\r\n", b""):
+                    name, _, value = line.decode("latin-1").partition(":")
+                    if name.lower() == "content-length":
+                        length = int(value)
+                    elif name.lower() == "connection" and value.strip().lower() == "close":
+                        close = True
+                await self.reader.readexactly(length)
+                if close:
+                    self.writer.close()
+                    self.writer = None
+                return status
+            except (ConnectionError, asyncio.IncompleteReadError, OSError):
+                self.writer = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def run(self, start: float, measure_from: float, end: float) -> None:
+        await asyncio.sleep(max(0.0, start - time.time()))
+        index = 0
+        while (now := time.time()) < end:
+            status = await self.bet(self.sessions[index % len(self.sessions)])
+            index += 1
+            if now >= measure_from:
+                self.latencies.append(time.time() - now)
+                self.statuses[status] = self.statuses.get(status, 0) + 1
+
+
+async def load(port: int, path: str, sessions: list[str], *, clients: int, warmup: float, seconds: float) -> dict:
+    pool = [Client(port, path, sessions[c * PLAYERS_PER_CLIENT:(c + 1) * PLAYERS_PER_CLIENT])
+            for c in range(clients)]
+    for client in pool:
+        await client.connect()
+    start = time.time() + 0.5
+    await asyncio.gather(*(client.run(start, start + warmup, start + warmup + seconds) for client in pool))
+    latencies = [value for client in pool for value in client.latencies]
+    statuses: dict[int, int] = {}
+    for client in pool:
+        for status, count in client.statuses.items():
+            statuses[status] = statuses.get(status, 0) + count
+    return {"requests": len(latencies), "per_second": len(latencies) / seconds, "statuses": statuses,
+            "p50_ms": percentile(latencies, 0.5) * 1000, "p99_ms": percentile(latencies, 0.99) * 1000,
+            "reconnects": sum(c.reconnects for c in pool) - clients}
+
+
+def statements_per_request(info: dict) -> int:
+    """SQL statements of one bet request (in-process, same code path), besides BEGIN and COMMIT."""
+    from django.db import connection
+    from django.test import Client
+
+    client = Client(SERVER_NAME="127.0.0.1")
+    client.cookies["sessionid"] = info["sessions"][-1]
+    statements = []
+
+    def count(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
+        response = client.post(f"/api/rounds/{info['game_number']}/bets/", {"currency": "EUR", "bets": {
+            "main": STAKE}}, content_type="application/json", headers={"Idempotency-Key": uuid.uuid4().hex})
+    if response.status_code != 201:
+        raise SystemExit(f"the in-process bet was refused: {response.status_code} {response.content[:200]}")
+    return len(statements)
+
+
+def checks(info: dict) -> dict:
+    from rounds.models import RoundBet
+    from wallet.audit import ledger_audit_run
+
+    statements = statements_per_request(info)
+    problems = ledger_audit_run()
+    if problems:
+        raise SystemExit("the ledger audit failed:\n" + "\n".join(map(str, problems[:20])))
+    return {"bets": RoundBet.objects.filter(round_id=info["round_id"]).count(), "statements": statements}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=int, default=15)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=(os.cpu_count() or 2) * 2 + 1,
+                        help="gunicorn worker processes (2 x CPU + 1)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads per gunicorn worker: 1, sync workers (docs/operations.md); more: gthread")
+    parser.add_argument("--quick", action="store_true", help="a 3-second smoke run, no pgbench")
+    parser.add_argument("--no-pgbench", action="store_true", help="skip the pgbench reference")
+    args = parser.parse_args()
+    if args.quick:
+        args.seconds, args.warmup = 3, 1
+    pg = pg_params(BENCH_URL)
+    version = pg_version(pg)
+    tps = scale = None
+    if not (args.quick or args.no_pgbench):
+        progress(f"pgbench: {args.clients} clients for {args.seconds} s ...")
+        tps, scale = pgbench_tps(pg, clients=args.clients, seconds=args.seconds)
+        progress(f"  {tps:,.0f} tps")
+    database_recreate(pg, pg["db"])
+
+    import django
+
+    django.setup()
+    from django.db import connections
+
+    progress(f"http bench: {args.clients * PLAYERS_PER_CLIENT:,} players and their sessions ...")
+    info = setup(args.clients)
+    connections.close_all()
+    port = free_port()
+    server = gunicorn_start(port, args.workers, args.threads)
+    try:
+        if time.time() + args.warmup + args.seconds + 5 > info["deadline"]:
+            raise SystemExit("the set-up took so long that the round's betting would close during the run")
+        progress(f"  gunicorn -w {args.workers} --threads {args.threads}; {args.clients} clients for "
+                 f"{args.warmup} + {args.seconds} s ...")
+        figures = asyncio.run(load(port, f"/api/rounds/{info['game_number']}/bets/", info["sessions"],
+                                   clients=args.clients, warmup=args.warmup, seconds=args.seconds))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    check = checks(info)
+    print(report(args, figures, check, tps, scale, version))
+    connections.close_all()
+    database_drop(pg, pg["db"])
+    return 0
+
+
+def report(args, figures: dict, check: dict, tps: float | None, scale: int | None, version: str) -> str:
+    rps, p99 = figures["per_second"], figures["p99_ms"]
+    goal = "met" if rps >= GOAL_RPS and p99 < GOAL_P99_MS else "missed"
+    ratio = f" ({rps / tps:.0%} of pgbench)" if tps else ""
+    ok = figures["statuses"].get(201, 0)
+    others = {status: n for status, n in sorted(figures["statuses"].items()) if status != 201}
+    server = (f"`gunicorn casino.wsgi -w {args.workers} -k gthread --threads {args.threads}`" if args.threads > 1
+              else f"`gunicorn casino.wsgi -w {args.workers}` (sync workers)")
+    connections = (f"reopened after each response, since sync workers close it: {figures['reconnects']:,} "
+                   "reconnects" if figures["reconnects"] else "kept alive")
+    pgbench_row = (f"| pgbench TPC-B, {args.clients} clients, `-j 2 -T {args.seconds}`, scale {scale} | "
+                   f"{tps:,.0f} tps | reference |\n" if tps else "")
+    return f"""Measured by `bench/http_bench.py` on {machine()}, {version}; gunicorn, PostgreSQL, the load
+generator and pgbench ran on this one machine, one after the other.
+
+| Figure | Result | Goal / reference |
+|---|---|---|
+{pgbench_row}| Bet placement, POST `/api/rounds/<game>/bets/`, {args.clients} concurrent clients, {args.seconds} s | **{rps:,.0f} requests/s**{ratio}; p50 {figures['p50_ms']:.1f} ms, p99 {p99:.1f} ms | ≥ {GOAL_RPS} requests/s with p99 < {GOAL_P99_MS} ms: {goal} |
+
+- Server: {server}, DEBUG off, PostgreSQL with persistent connections. Clients: one asyncio process, one
+  HTTP/1.1 connection per client ({connections}), one bet at a time, round-robin over {PLAYERS_PER_CLIENT}
+  logged-in players each (session cookie + CSRF token), a fresh Idempotency-Key per request, after
+  {args.warmup} s of warm-up. (gthread workers with keep-alive gave fewer requests per second on this machine.)
+- {figures['requests']:,} requests in the window: {ok:,} bets placed (201){', other answers: ' + str(others) if others else ''};
+  {check['bets']:,} bets held in the round in all (warm-up included); the ledger audit is clean afterwards.
+- Each request is the whole game-client path, {check['statements']} SQL statements besides BEGIN and COMMIT:
+  session and user lookup, the role's permissions, the round by game number, then `bets_place` in one durable
+  transaction (the idempotency row, the round row FOR SHARE, the table's state, the spot, the balance, the wallet
+  hold with its savepoint, the round bet, its audit event). On 2 CPUs shared by gunicorn and PostgreSQL the
+  throughput is bound by CPU per request; with {args.clients} clients always waiting, latency is clients /
+  throughput (Little's law), so p99 < {GOAL_P99_MS} ms needs the {GOAL_RPS} requests/s first.
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,282 @@
+"""Settlement benchmark: one common-draw round with 10,000 players settled by a real Celery worker.
+
+    .venv/bin/python bench/settle_bench.py [--players 10000] [--seed 1] [--quick]
+                                           [--save-template NAME] [--from-template NAME]
+
+The table simulator plays the round through the services on PostgreSQL (its own database, casino_bench_settle,
+dropped and re-created): every player places a main bet and the three side bets of the free_bet profile and takes
+their own decisions (optimal strategy, habits, a few timeouts), the studio deals from a shuffled shoe. When the
+dealer's hand is complete, a real worker (`celery worker --pool solo`) is started on a fresh queue and the studio
+calls dealer_complete, which queues round_settle. Measured:
+
+- from round_settle queued (Celery's before_task_publish) to the round marked settled in the database;
+- the ledger rows that settlement wrote (transaction, entries, bet resolutions) per second, against PostgreSQL's
+  own COPY of the same number of rows into a table of the same shape, in the same run;
+- the worker's peak resident memory while it settles (its peak is reset just before).
+
+--save-template keeps a copy of the database just before dealer_complete, --from-template starts from it (to
+iterate on the settlement without replaying the set-up). Prints markdown on stdout (bench/run_all.py collects it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import (  # noqa: E402
+    OUTPUT,
+    Worker,
+    database_drop,
+    database_recreate,
+    machine,
+    memory_kib,
+    peak_reset,
+    pg_params,
+    pg_version,
+    progress,
+    queue_purge,
+)
+
+BENCH_URL = os.environ.get("BENCH_SETTLE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casino_bench_settle")
+BROKER_URL = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0")
+QUEUE = f"bench-settle-{os.getpid()}"
+ENV = dict(
+    DATABASE_URL=BENCH_URL, CELERY_BROKER_URL=BROKER_URL, CELERY_RESULT_BACKEND=BROKER_URL[:-1] + "1",
+    CELERY_TASK_DEFAULT_QUEUE=QUEUE, DEBUG="0", SECRET_KEY="bench-only-not-a-secret", LOG_LEVEL="WARNING",
+    FAST_PASSWORD_HASHER="1", DJANGO_SETTINGS_MODULE="casino.settings",
+)
+os.environ.update(ENV)
+GOAL_SECONDS = 3.0
+SIDE_BETS = ("any_pair", "21+3", "hot3")
+
+
+def round_build(*, players: int, seed: int, threads: int) -> dict:
+    """Play the round up to the dealer's complete hand; the studio's next call would be dealer_complete."""
+    from collections import Counter
+
+    from rounds.models import Round, RoundBet
+    from rounds.simulator.run import SimulationConfig, simulation_prepare, table_sims
+
+    config = SimulationConfig(
+        tables=1, players=players, rounds=1, seed=seed, prefix="BS", settle="worker", player_threads=threads,
+        disconnect_rate=0.0, late_disconnect_rate=0.0, malfunction_rate=0.0, pause_rate=0.0,
+        habit_overrides={"plays": 1.0, "side_bets": 1.0, "repeat": 0.0, "double_bets": 0.0, "afk": 0.01},
+        table_timers={"betting_seconds": 120, "decision_seconds": 60},
+    )
+    started = time.perf_counter()
+    transport, studio, tables, sim_players = simulation_prepare(config)
+    prepared = time.perf_counter() - started
+    stats: Counter = Counter()
+    [sim] = table_sims(config, transport=transport, studio=studio, tables=tables, players=sim_players, stats=stats)
+    sim.shoe_new()
+    started = time.perf_counter()
+    play = sim.play_round(0, until="dealer_complete")
+    played = time.perf_counter() - started
+    round = Round.objects.get(pk=play.ref.id)
+    if round.state != "dealer":
+        raise SystemExit(f"round {round.game_number} ended {round.state} before the dealer's turn (a peeked "
+                         "dealer blackjack?): try another --seed")
+    bets = RoundBet.objects.filter(round=round)
+    return {
+        "round_id": round.pk, "game_number": round.game_number, "prepare_seconds": prepared,
+        "play_seconds": played, "spots": round.spots.filter(voided_at__isnull=True).count(),
+        "bets": bets.count(), "side_bets": bets.filter(kind__in=SIDE_BETS).count(),
+        "decisions": round.decisions.count(), "stats": dict(stats), "studio_id": studio.pk,
+    }
+
+
+def copy_reference(rows: int) -> float:
+    """PostgreSQL's own COPY of `rows` rows shaped like the settlement's (bet resolutions), in seconds."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TEMPORARY TABLE bench_copy (LIKE wallet_betresolution INCLUDING DEFAULTS)")
+        started = time.perf_counter()
+        with cursor.copy("COPY bench_copy (bet_id, outcome, cash_return, chips_return, transaction_id, created_at) "
+                         "FROM STDIN") as copy:
+            for index in range(rows):
+                copy.write_row((index + 1, "lost", 0, 0, 1, "2026-01-01T00:00:00Z"))
+        seconds = time.perf_counter() - started
+        cursor.execute("DROP TABLE bench_copy")
+    return seconds
+
+
+def warm_up() -> None:
+    """Two small rounds at another table, settled by the worker: a worker in production has been running, so
+    its imports, connection and code paths are warm when a big round comes (the first task pays ~0.3 s more)."""
+    from rounds.simulator import SimulationConfig, simulation_run
+
+    simulation_run(SimulationConfig(tables=1, players=6, rounds=2, seed=2, prefix="BW", settle="worker",
+                                    disconnect_rate=0.0, late_disconnect_rate=0.0, malfunction_rate=0.0,
+                                    pause_rate=0.0, settle_timeout=60))
+
+
+def settle(info: dict, worker: Worker) -> dict:
+    from celery.result import AsyncResult
+    from celery.signals import before_task_publish
+    from django.contrib.auth import get_user_model
+
+    from rounds import services
+    from rounds.models import Round
+    from wallet.models import BetResolution, Entry
+
+    queued: dict[str, object] = {}
+
+    def mark(sender=None, headers=None, **_kwargs):
+        if sender == "rounds.tasks.round_settle" and "at" not in queued:
+            queued.update(at=time.perf_counter(), id=(headers or {}).get("id"))
+
+    before_task_publish.connect(mark, weak=False)
+    studio = get_user_model().objects.get(pk=info["studio_id"])
+    baseline = memory_kib(worker.pid)
+    reset = peak_reset(worker.pid)
+    started = time.perf_counter()
+    services.dealer_complete(round_id=info["round_id"], actor=studio)
+    studio_seconds = time.perf_counter() - started
+    # The task answers once its transaction has committed; waiting on the result backend (Redis pub/sub)
+    # instead of polling the database leaves the machine's two CPUs to the worker and PostgreSQL.
+    settled = AsyncResult(queued["id"]).get(timeout=600)
+    settled_at = time.perf_counter()
+    state = Round.objects.values_list("state", flat=True).get(pk=info["round_id"])
+    if settled is not True or state != "settled":
+        raise SystemExit(f"round_settle answered {settled!r} and the round is {state}; see {worker.log_path}")
+    memory = memory_kib(worker.pid)
+    round = Round.objects.get(pk=info["round_id"])
+    txn = round.settlement["wallet_transaction"]
+    resolutions = BetResolution.objects.filter(transaction_id=txn).count()
+    entries = Entry.objects.filter(transaction_id=txn).count()
+    task_seconds = None
+    for line in worker.log().splitlines():
+        if "round_settle" in line and "succeeded in" in line:
+            task_seconds = float(line.split("succeeded in")[1].split("s:")[0])
+    return {
+        "seconds": settled_at - queued["at"], "studio_seconds": studio_seconds, "task_seconds": task_seconds,
+        "rows": resolutions + entries + 1, "resolutions": resolutions, "entries": entries,
+        "baseline_kib": baseline["VmRSS"], "peak_kib": memory["VmHWM"], "peak_reset": reset,
+    }
+
+
+def checks(info: dict) -> dict:
+    from rounds import selectors
+    from rounds.models import Round
+    from wallet.audit import ledger_audit_run
+
+    started = time.perf_counter()
+    problems = ledger_audit_run()
+    audit_seconds = time.perf_counter() - started
+    if problems:
+        raise SystemExit("the ledger audit failed:\n" + "\n".join(map(str, problems[:20])))
+    started = time.perf_counter()
+    replay = selectors.round_replay(round=Round.objects.get(pk=info["round_id"]))
+    replay_seconds = time.perf_counter() - started
+    if not replay.matches:
+        raise SystemExit(f"the replay differs: {replay.error or replay.differences[:5]}")
+    return {"audit_seconds": audit_seconds, "replay_seconds": replay_seconds}
+
+
+def report(info: dict, result: dict, check: dict, copy_seconds: float, version: str) -> str:
+    goal = "met" if result["seconds"] < GOAL_SECONDS else "missed"
+    rate = result["rows"] / result["seconds"]
+    copy_rate = result["rows"] / copy_seconds
+    stats = info["stats"]
+    timeouts = stats.get("timers run out", 0)
+    styles = ", ".join(f"{n:,} {k.split(': ')[1]}" for k, n in sorted(stats.items()) if k.startswith("decisions: "))
+    task = f"{result['task_seconds']:.2f} s" if result["task_seconds"] is not None else "n/a"
+    peak = result["peak_kib"] / 1024
+    base = result["baseline_kib"] / 1024
+    peak_note = "since the reset just before the task" if result["peak_reset"] else "since the worker started"
+    return f"""Measured by `bench/settle_bench.py` on {machine()}, {version}; the worker, PostgreSQL and the
+benchmark ran on this one machine.
+
+| Figure | Result | Goal / reference |
+|---|---|---|
+| Settlement of one common-draw round, {info['spots']:,} players, {info['bets']:,} bets: `round_settle` queued → round settled | **{result['seconds']:.2f} s** (the task itself: {task}) | < {GOAL_SECONDS:.0f} s: {goal} |
+| Ledger rows that settlement wrote ({result['rows']:,}: {result['resolutions']:,} bet resolutions, {result['entries']:,} entries, 1 transaction) | {rate:,.0f} rows/s | PostgreSQL `COPY` of {result['rows']:,} rows of the same shape: {copy_rate:,.0f} rows/s ({copy_seconds:.2f} s); settlement = {rate / copy_rate:.0%} of COPY |
+| Peak resident memory of the worker while settling | {peak:,.0f} MiB ({peak_note}; {base:,.0f} MiB before) | — |
+| The studio's `dealer_complete` (checks the dealer's hand with the engine, queues the task) | {result['studio_seconds']:.2f} s | — |
+| `ledger_audit_run()` afterwards | clean, {check['audit_seconds']:.2f} s | — |
+| Replay of the round from its audit trail, compared with the wallet | matches, {check['replay_seconds']:.2f} s | — |
+
+- The round ({info['game_number']}) was played by the table simulator through the services: {info['spots']:,}
+  players each placed a main bet and the three side bets ({info['side_bets']:,} side bets), and took
+  {info['decisions']:,} decisions ({styles}; {timeouts} decision timers run out). Set-up: players and wallets
+  {info['prepare_seconds']:.0f} s, the round up to the dealer {info['play_seconds']:.0f} s.
+- The worker is a real `celery -A casino worker --pool solo` process on a fresh Redis queue, warmed up by settling
+  two small rounds at another table first (as a running worker is); the clock starts when
+  Celery publishes round_settle (inside dealer_complete's commit) and stops when the task's answer arrives
+  through the result backend (Redis), which the task sends after its transaction committed. The settlement is one durable transaction: load the round (cards, spots, bets,
+  decisions), settle every spot with the engine, resolve every bet in one `bet_resolve`, store the summary.
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=6, help="threads acting for the players during set-up")
+    parser.add_argument("--quick", action="store_true", help="1,000 players, for a smoke run")
+    parser.add_argument("--save-template", help="keep a copy of the database just before dealer_complete")
+    parser.add_argument("--from-template", help="start from such a copy instead of playing the round")
+    args = parser.parse_args()
+    if args.quick:
+        args.players = 1_000
+    pg = pg_params(BENCH_URL)
+    version = pg_version(pg)
+    if args.from_template:
+        database_recreate(pg, pg["db"], template=args.from_template)
+    else:
+        database_recreate(pg, pg["db"])
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connections
+
+    from casino.celery import app
+
+    info_file = OUTPUT / f"{args.from_template or args.save_template}.json"
+    if args.from_template:
+        import json
+
+        info = json.loads(info_file.read_text())
+    else:
+        call_command("migrate", verbosity=0)
+        progress(f"settle bench: playing one round with {args.players:,} players up to the dealer ...")
+        info = round_build(players=args.players, seed=args.seed, threads=args.threads)
+        progress(f"  {info['spots']:,} players, {info['bets']:,} bets, {info['decisions']:,} decisions "
+                 f"({info['prepare_seconds']:.0f} s + {info['play_seconds']:.0f} s)")
+        if args.save_template:
+            import json
+
+            connections.close_all()
+            database_recreate(pg, args.save_template, template=pg["db"])
+            OUTPUT.mkdir(parents=True, exist_ok=True)
+            info_file.write_text(json.dumps(info))
+    purged = queue_purge(app, QUEUE)  # the players' round_advance tasks: no worker was there to run them
+    progress(f"  {purged:,} set-up tasks purged; starting the worker ...")
+    connections.close_all()
+    worker = Worker(name=f"settle-{uuid.uuid4().hex[:6]}", queue=QUEUE, env={**os.environ, **ENV})
+    worker.start()
+    try:
+        warm_up()
+        result = settle(info, worker)
+    finally:
+        worker.stop()
+    progress(f"  settled in {result['seconds']:.2f} s; checking ...")
+    copy_seconds = copy_reference(result["rows"])
+    check = checks(info)
+    print(report(info, result, check, copy_seconds, version))
+    connections.close_all()
+    database_drop(pg, pg["db"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,7 @@
+from django.urls import path
+
+from players import api
+
+urlpatterns = [
+    path("me/settings/", api.MySettings.as_view(), name="api_player_settings"),
+]

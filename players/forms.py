@@ -1,0 +1,51 @@
+from django import forms
+
+from players.models import NOTE_MAX_LENGTH, REASON_MAX_LENGTH, VideoQuality
+from wallet.currencies import money_parse
+from wallet.errors import WalletError
+
+
+class SettingsForm(forms.Form):
+    sound_on = forms.BooleanField(required=False, label="Sound on")
+    sound_volume = forms.IntegerField(min_value=0, max_value=100, label="Volume (0-100)",
+                                      widget=forms.NumberInput(attrs={"type": "range", "min": 0, "max": 100}))
+    dealer_voice = forms.BooleanField(required=False, label="Hear the dealer's voice")
+    video_quality = forms.ChoiceField(choices=VideoQuality.choices, label="Video quality",
+                                      widget=forms.RadioSelect)
+    hide_others_chat = forms.BooleanField(required=False, label="Hide other players' chat messages")
+
+
+class TipForm(forms.Form):
+    currency = forms.ChoiceField(label="Currency")
+    amount = forms.CharField(max_length=24, label="Tip amount",
+                             widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
+    idempotency_key = forms.CharField(max_length=200, widget=forms.HiddenInput)
+
+    def __init__(self, *args, currencies: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["currency"].choices = [(code, code) for code in currencies]
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            data["amount_minor"] = money_parse(data["amount"], data["currency"])
+        except WalletError as exc:
+            self.add_error("amount", exc.message)
+        return data
+
+
+class NoteForm(forms.Form):
+    body = forms.CharField(max_length=NOTE_MAX_LENGTH, label="New note", widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class ChatForm(forms.Form):
+    action = forms.ChoiceField(choices=[("disable", "Disable chat"), ("enable", "Enable chat")])
+    reason = forms.CharField(max_length=REASON_MAX_LENGTH, required=False, label="Reason")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("action") == "disable" and not (data.get("reason") or "").strip():
+            self.add_error("reason", "Say why the chat is disabled: the player will be told.")
+        return data

@@ -1,0 +1,184 @@
+"""Every write of the players app: settings, chat moderation, staff notes, joining and leaving tables, tips.
+
+Each service checks its input first (bad input writes nothing), then runs in one durable transaction.
+Decisions where the issue is silent:
+- Settings are one row per player, created on the first save; reading never writes (defaults are shown).
+- Disabling or enabling a player's chat also writes a staff note saying who did it and why, so the notes are
+  the moderation history too.
+- Presence is per (player, table, browser session): joining a table the player already sits at from another
+  session ends that presence ("replaced"), and the other session's table page says so on its next poll.
+  Joining again from the same session changes nothing.
+- A tip goes to the dealer of a table the player sits at in this session, at an open table, in one of its
+  currencies and within the table's tip limits; it moves money through wallet.services.tip (idempotent).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.permissions import require_permission
+from players.errors import NotAtTable, PlayerRequestError, TableNotOpen
+from players.models import (
+    NOTE_MAX_LENGTH,
+    REASON_MAX_LENGTH,
+    PlayerNote,
+    PlayerProfile,
+    PresenceEnd,
+    TablePresence,
+    VideoQuality,
+)
+from tables.models import BetType, Table, TableState
+from tables.selectors import bet_limit_get
+from wallet import services as wallet
+from wallet.currencies import money_format
+from wallet.models import LedgerTransaction
+
+
+def _flag(value, *, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise PlayerRequestError(f"{what} is yes or no, not {value!r}.")
+    return value
+
+
+def _text(value, *, what: str, max_length: int) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise PlayerRequestError(f"A {what} is required.")
+    if len(value.strip()) > max_length:
+        raise PlayerRequestError(f"A {what} has at most {max_length} characters.")
+    return value.strip()
+
+
+def _session_key(value) -> str:
+    if not isinstance(value, str) or not value or len(value) > 64:
+        raise PlayerRequestError("This browser session has no key; sign in again.")
+    return value
+
+
+# --- settings ----------------------------------------------------------------------------------------------
+
+def player_settings_update(*, player, sound_on: bool, sound_volume: int, dealer_voice: bool, video_quality: str,
+                           hide_others_chat: bool) -> PlayerProfile:
+    """Store the player's sound, video and chat preferences; every device reads them from here."""
+    require_permission(player, "play")
+    values = {
+        "sound_on": _flag(sound_on, what="Sound"),
+        "dealer_voice": _flag(dealer_voice, what="The dealer's voice"),
+        "hide_others_chat": _flag(hide_others_chat, what="Hiding other players' chat"),
+    }
+    if isinstance(sound_volume, bool) or not isinstance(sound_volume, int) or not 0 <= sound_volume <= 100:
+        raise PlayerRequestError(f"The volume is a whole number from 0 to 100, not {sound_volume!r}.")
+    if video_quality not in VideoQuality.values:
+        raise PlayerRequestError(f"Video quality is one of {', '.join(VideoQuality.values)}, not {video_quality!r}.")
+    values |= {"sound_volume": sound_volume, "video_quality": video_quality, "updated_at": timezone.now()}
+    with transaction.atomic(durable=True):
+        profile, _ = PlayerProfile.objects.update_or_create(player=player, defaults=values)
+    return profile
+
+
+# --- moderation and notes ----------------------------------------------------------------------------------
+
+def _note(player, author, body: str) -> PlayerNote:
+    return PlayerNote.objects.create(player=player, author=author, body=body)
+
+
+def player_chat_disable(*, player, staff, reason: str) -> PlayerProfile:
+    require_permission(staff, "lookup_players")
+    reason = _text(reason, what="reason", max_length=REASON_MAX_LENGTH)
+    now = timezone.now()
+    with transaction.atomic(durable=True):
+        profile, _ = PlayerProfile.objects.select_for_update().get_or_create(player=player)
+        profile.chat_disabled, profile.chat_disabled_reason = True, reason
+        profile.chat_disabled_at, profile.chat_disabled_by, profile.updated_at = now, staff, now
+        profile.save()
+        _note(player, staff, f"Chat disabled: {reason}")
+    return profile
+
+
+def player_chat_enable(*, player, staff, reason: str = "") -> PlayerProfile:
+    require_permission(staff, "lookup_players")
+    reason = reason.strip() if isinstance(reason, str) else ""
+    if len(reason) > REASON_MAX_LENGTH:
+        raise PlayerRequestError(f"A reason has at most {REASON_MAX_LENGTH} characters.")
+    now = timezone.now()
+    with transaction.atomic(durable=True):
+        profile, _ = PlayerProfile.objects.select_for_update().get_or_create(player=player)
+        if not profile.chat_disabled:
+            return profile
+        profile.chat_disabled, profile.chat_disabled_reason = False, ""
+        profile.chat_disabled_at, profile.chat_disabled_by, profile.updated_at = None, None, now
+        profile.save()
+        _note(player, staff, "Chat enabled again" + (f": {reason}" if reason else "."))
+    return profile
+
+
+def player_note_add(*, player, author, body: str) -> PlayerNote:
+    require_permission(author, "lookup_players")
+    body = _text(body, what="note", max_length=NOTE_MAX_LENGTH)
+    with transaction.atomic(durable=True):
+        return _note(player, author, body)
+
+
+# --- presence at tables ------------------------------------------------------------------------------------
+
+def table_join(*, player, table: Table, session_key: str, now: datetime | None = None) -> TablePresence:
+    """Sit the player at an open table in this session; a presence of theirs there in another session ends."""
+    require_permission(player, "play")
+    session_key = _session_key(session_key)
+    now = now or timezone.now()
+    for _attempt in range(2):
+        try:
+            with transaction.atomic(durable=True):
+                state = Table.objects.filter(pk=table.pk).values_list("state", flat=True).first()
+                if state != TableState.OPEN:
+                    raise TableNotOpen(f"Table {table.code} is {state or 'gone'}: you can join it once it opens.")
+                current = (TablePresence.objects.select_for_update()
+                           .filter(player=player, table=table, ended_at__isnull=True).first())
+                if current is not None and current.session_key == session_key:
+                    return current
+                if current is not None:
+                    TablePresence.objects.filter(pk=current.pk, ended_at__isnull=True).update(
+                        ended_at=now, end_reason=PresenceEnd.REPLACED)
+                return TablePresence.objects.create(player=player, table=table, session_key=session_key,
+                                                    joined_at=now)
+        except IntegrityError:
+            # A join from another session committed between our read and insert: take it over on the retry.
+            continue
+    raise PlayerRequestError(f"Table {table.code} is being joined from another session at this moment; try again.")
+
+
+def table_leave(*, player, table: Table, session_key: str, now: datetime | None = None) -> bool:
+    """End this session's presence at the table; False when it had none (already left or replaced)."""
+    session_key = _session_key(session_key)
+    with transaction.atomic(durable=True):
+        ended = TablePresence.objects.filter(
+            player=player, table=table, session_key=session_key, ended_at__isnull=True
+        ).update(ended_at=now or timezone.now(), end_reason=PresenceEnd.LEFT)
+    return bool(ended)
+
+
+def dealer_tip(*, player, table: Table, session_key: str, currency: str, amount: int,
+               idempotency_key: str) -> LedgerTransaction:
+    """Tip the dealer of a table the player sits at in this session (player cash -> house tips)."""
+    require_permission(player, "play")
+    session_key = _session_key(session_key)
+    table = Table.objects.get(pk=table.pk)
+    if table.state != TableState.OPEN:
+        raise TableNotOpen(f"Table {table.code} is {table.state}: its dealer takes tips while it is open.")
+    if currency not in table.currencies:
+        raise PlayerRequestError(f"Table {table.code} plays in {', '.join(table.currencies)}, not {currency}.")
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+        raise PlayerRequestError("A tip is a positive amount.")
+    limit = bet_limit_get(table=table, bet_type=BetType.TIP, currency=currency)
+    if limit is None:
+        raise PlayerRequestError(f"The dealer of table {table.code} takes no tips in {currency}.")
+    if not limit.min <= amount <= limit.max:
+        raise PlayerRequestError(f"A tip at table {table.code} is from {money_format(limit.min, currency)} to "
+                                 f"{money_format(limit.max, currency)}.")
+    if not TablePresence.objects.filter(player=player, table=table, session_key=session_key,
+                                        ended_at__isnull=True).exists():
+        raise NotAtTable(f"Join table {table.code} in this window to tip its dealer.")
+    return wallet.tip(player=player, currency=currency, amount=amount, table_ref=table.code,
+                      idempotency_key=idempotency_key, actor=player, meta={"table": table.code})

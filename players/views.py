@@ -1,0 +1,133 @@
+"""The player's own pages: settings, the tables they sit at, and tipping a dealer."""
+
+import uuid
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts.permissions import permission_required
+from players import selectors, services
+from players.errors import PlayerRequestError
+from players.forms import SettingsForm, TipForm
+from players.models import PresenceEnd
+from tables import selectors as table_selectors
+from tables.models import Table
+from wallet.currencies import money_format
+from wallet.errors import WalletError
+
+
+def _session_key(request) -> str:
+    if not request.session.session_key:
+        request.session.save()
+    return request.session.session_key
+
+
+@require_http_methods(["GET", "POST"])
+@permission_required("play")
+def player_settings(request):
+    profile = selectors.player_profile(player=request.user)
+    if request.method == "POST":
+        form = SettingsForm(request.POST)
+        if form.is_valid():
+            try:
+                services.player_settings_update(player=request.user, **form.cleaned_data)
+            except PlayerRequestError as error:
+                form.add_error(None, error.message)
+            else:
+                messages.success(request, "Settings saved. Every device you play on uses them.")
+                return redirect("player_settings")
+        status = 400
+    else:
+        form = SettingsForm(initial={name: getattr(profile, name) for name in SettingsForm.base_fields})
+        status = 200
+    return render(request, "players/settings.html", {"form": form, "profile": profile}, status=status)
+
+
+def _table_or_404(code: str) -> Table:
+    try:
+        return table_selectors.table_detail(code=code)
+    except Table.DoesNotExist:
+        raise Http404(f"No table {code}") from None
+
+
+@permission_required("play")
+def player_tables(request):
+    live = {p.table_id: p for p in selectors.player_presences_live(player=request.user)}
+    key = _session_key(request)
+    tables = [{"table": table, "presence": live.get(table.pk),
+               "here": live.get(table.pk) is not None and live[table.pk].session_key == key}
+              for table in table_selectors.tables_open()]
+    return render(request, "players/tables.html", {"tables": tables})
+
+
+def _table_context(request, table: Table, *, tip_form=None, tip_error=None):
+    presence = selectors.presence_for_session(player=request.user, table=table, session_key=_session_key(request))
+    if tip_form is None:
+        tip_form = TipForm(currencies=table.currencies, initial={"idempotency_key": str(uuid.uuid4())})
+    limits = [(limit.currency, money_format(limit.min, limit.currency), money_format(limit.max, limit.currency))
+              for limit in table_selectors.table_bet_limits(table=table) if limit.bet_type == "tip"]
+    return {"table": table, "presence": presence, "replaced": presence is not None
+            and presence.end_reason == PresenceEnd.REPLACED, "tip_form": tip_form, "tip_error": tip_error,
+            "tip_limits": limits}
+
+
+@permission_required("play")
+def player_table(request, code: str):
+    table = _table_or_404(code)
+    context = _table_context(request, table)
+    if request.htmx:
+        response = render(request, "players/_presence.html", context)
+        if context["presence"] is None or not context["presence"].live:
+            response.status_code = 286  # nothing left to watch: htmx stops polling
+        return response
+    return render(request, "players/table.html", context)
+
+
+@require_POST
+@permission_required("play")
+def player_table_join(request, code: str):
+    table = _table_or_404(code)
+    try:
+        services.table_join(player=request.user, table=table, session_key=_session_key(request))
+    except PlayerRequestError as error:
+        messages.error(request, error.message)
+        return redirect("player_tables")
+    return redirect("player_table", code=table.code)
+
+
+@require_POST
+@permission_required("play")
+def player_table_leave(request, code: str):
+    table = _table_or_404(code)
+    if services.table_leave(player=request.user, table=table, session_key=_session_key(request)):
+        messages.success(request, f"You left table {table.code}.")
+    return redirect("player_tables")
+
+
+@require_POST
+@permission_required("play")
+def player_table_tip(request, code: str):
+    table = _table_or_404(code)
+    form = TipForm(request.POST, currencies=table.currencies)
+    if not form.is_valid():
+        return render(request, "players/table.html", _table_context(request, table, tip_form=form), status=400)
+    data = form.cleaned_data
+    try:
+        txn = services.dealer_tip(player=request.user, table=table, session_key=_session_key(request),
+                                  currency=data["currency"], amount=data["amount_minor"],
+                                  idempotency_key=data["idempotency_key"])
+    except (PlayerRequestError, WalletError) as error:
+        fresh = TipForm(currencies=table.currencies, initial={
+            "currency": data["currency"], "amount": data["amount"], "idempotency_key": str(uuid.uuid4())})
+        return render(request, "players/table.html",
+                      _table_context(request, table, tip_form=fresh, tip_error=error.message),
+                      status=error.http_status)
+    amount = money_format(data["amount_minor"], data["currency"])
+    if txn.replayed:
+        messages.info(request, f"That tip was already given ({amount}); nothing moved twice.")
+    else:
+        messages.success(request, f"Thank you! You tipped the dealer of {table.code} {amount}.")
+    return redirect(reverse("player_table", args=[table.code]))

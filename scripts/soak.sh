@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The soak test: simulated tables on PostgreSQL and Redis while Celery workers are killed (bench/soak.py).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/services.sh
+export SECRET_KEY="soak-only-not-a-secret" FAST_PASSWORD_HASHER=1
+.venv/bin/python bench/soak.py "$@"
