@@ -257,12 +257,14 @@ def simulation_run(config: SimulationConfig, *, progress: Callable[[str], None] 
               for index in range(len(sims))]
     if config.parallel_tables and len(sims) > 1:
         errors: list[BaseException] = []
+        stop = threading.Event()
 
         def run(sim: TableSim, rounds: int) -> None:
             try:
-                sim.run(rounds)
-            except BaseException as error:  # re-raised below, after the other tables stopped
+                sim.run(rounds, stop)
+            except BaseException as error:  # re-raised below, once the other tables finished their round
                 errors.append(error)
+                stop.set()
             finally:
                 connections.close_all()
 

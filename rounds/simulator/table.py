@@ -179,10 +179,13 @@ class TableSim:
             planned.pause = self.scripted[(number, "pause")].phase or DECISIONS
         return planned
 
-    def run(self, rounds: int) -> None:
+    def run(self, rounds: int, stop: threading.Event | None = None) -> None:
+        """Play `rounds` rounds, or fewer if `stop` is set (another table failed: the run is over)."""
         self.abandoned_rounds_void()
         self.shoe_new()
         for number in range(rounds):
+            if stop is not None and stop.is_set():
+                return
             self.play_round(number)
 
     def abandoned_rounds_void(self) -> None:
@@ -193,7 +196,7 @@ class TableSim:
         for round_id in Round.objects.filter(table=self.table, state__in=ACTIVE_STATES).values_list("pk", flat=True):
             services.round_void(round_id=round_id, actor=self.studio,
                                 reason="Abandoned by an interrupted simulation run; every stake is refunded.")
-            self.round_finish(RoundRef(round_id, ""), voided=True)
+            self.round_finish(RoundRef(round_id, ""))
             self.count("abandoned rounds voided")
 
     def play_round(self, number: int, *, until: str = "finished") -> RoundPlay:
@@ -218,7 +221,7 @@ class TableSim:
             state = self.dealer(play, until=until)
         if until == "dealer_complete" and state == "dealer":
             return play
-        self.round_finish(ref, voided=state == "voided")
+        self.round_finish(ref)
         self.after_round(play)
         assert self.shoe is not None
         if self.shoe.cut_card_reached:
@@ -673,13 +676,14 @@ class TableSim:
         return not (dealer_needs_card(record.rules, dealer, any_live_hand=any_live, needs_second=needs_second)
                     or (len(dealer) > 2 and hand_total(dealer) < 17))
 
-    def round_finish(self, ref: RoundRef, *, voided: bool) -> None:
+    def round_finish(self, ref: RoundRef) -> None:
         """Settlement (or refunds) through round_settle / round_void_refunds: by the worker, or called here."""
         from rounds import services, tasks
         from rounds.models import Round
 
         state = Round.objects.values_list("state", flat=True).get(pk=ref.id)
-        if state not in ("settling", "voided"):
+        # A fast worker may have settled the round already by now.
+        if state not in ("settling", "settled", "voided"):
             raise SimulationStuck(f"round {ref.id} ended the studio's work {state}")
         task = tasks.round_void if state == "voided" else tasks.round_settle
         if self.rng.random() < self.config.duplicate_task_rate:
@@ -689,7 +693,7 @@ class TableSim:
         if self.config.settle == "inline":
             if state == "voided":
                 services.round_void_refunds(round_id=ref.id)
-            else:
+            elif state == "settling":
                 services.round_settle(round_id=ref.id)
         deadline = time.monotonic() + self.config.settle_timeout
         while True:
