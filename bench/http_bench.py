@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 import uuid
+from importlib import import_module
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -43,7 +44,7 @@ BENCH_URL = os.environ.get("BENCH_HTTP_DATABASE_URL", "postgres://postgres@127.0
 BROKER_URL = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0")
 ENV = dict(
     DATABASE_URL=BENCH_URL, CELERY_BROKER_URL=BROKER_URL, CELERY_RESULT_BACKEND=BROKER_URL[:-1] + "1",
-    CELERY_TASK_DEFAULT_QUEUE=f"bench-http-{os.getpid()}", DEBUG="0", SECRET_KEY="bench-only-not-a-secret",
+    CELERY_TASK_DEFAULT_QUEUE=f"bench-http-{os.getpid()}", REDIS_URL=BROKER_URL[:-1] + "3", DEBUG="0", SECRET_KEY="bench-only-not-a-secret",
     LOG_LEVEL="WARNING", ALLOWED_HOSTS="127.0.0.1", DJANGO_SETTINGS_MODULE="casino.settings",
     FAST_PASSWORD_HASHER="1",
 )
@@ -58,7 +59,7 @@ def setup(clients: int) -> dict:
     """A round with betting open (120 s), funded players, and a logged-in session for each."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
+    SessionStore = import_module(settings.SESSION_ENGINE).SessionStore  # noqa: N806 - Django's name
     from django.core.management import call_command
 
     from accounts.services import roles_sync, user_create

@@ -62,6 +62,13 @@ def round_or_404(game_number: str) -> Round:
     return round
 
 
+def round_id_or_404(game_number: str) -> int:
+    round_id = selectors.round_id_by_game_number(game_number=game_number)
+    if round_id is None:
+        raise Http404
+    return round_id
+
+
 def table_or_404(code: str) -> Table:
     table = Table.objects.filter(code=code).first()
     if table is None:
@@ -500,8 +507,7 @@ class BetsApi(APIView):
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
     def post(self, request, game_number: str):
         data = validated(BetPlaceSerializer, request)
-        round = round_or_404(game_number)
-        result = services.bets_place(round_id=round.pk, player=request.user, currency=data["currency"],
+        result = services.bets_place(round_id=round_id_or_404(game_number), player=request.user, currency=data["currency"],
                                      bets=dict(data["bets"]), seat=data["seat"], behind=data["behind"],
                                      idempotency_key=idempotency_key(request))
         return Response(BetResultSerializer(result).data, status=status.HTTP_201_CREATED)

@@ -10,8 +10,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import connection
 from django.db.models import Prefetch, Q
 
+from rounds import snapshots
 from rounds.engine.errors import RoundError as EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine.rules import Rules
@@ -58,6 +60,16 @@ def round_by_game_number(*, game_number: str) -> Round | None:
     return Round.objects.select_related("table", "shoe").filter(game_number=game_number).first()
 
 
+def round_id_by_game_number(*, game_number: str) -> int | None:
+    """Just the id (a bet needs nothing else before its service locks the round)."""
+    if not isinstance(game_number, str) or len(game_number) > 40:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id FROM rounds_round WHERE game_number = %s", [game_number])
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
 def round_active_for_table(*, table) -> Round | None:
     return Round.objects.filter(table=table, state__in=ACTIVE_STATES).first()
 
@@ -67,7 +79,7 @@ def round_latest_for_table(*, table) -> Round | None:
 
 
 def round_rules(round: Round) -> Rules:
-    return Rules.from_dict(round.config["rules"])
+    return snapshots.snapshot(round).rules
 
 
 # --- the record, from the tables and from the audit trail --------------------------------------------------

@@ -39,16 +39,16 @@ import json
 import logging
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import Exists, Expression, OuterRef, Subquery
 from django.db.models.functions import JSONObject
 from django.utils import timezone
 
 from accounts.permissions import require_permission
-from rounds import selectors
+from rounds import selectors, snapshots
 from rounds.engine.cards import parse_card
 from rounds.engine.dealer import dealer_needs_card, peeked_blackjack
 from rounds.engine.errors import RoundError as EngineError
@@ -146,12 +146,23 @@ def _user(actor):
     return actor if getattr(actor, "pk", None) else None
 
 
-def _event(round: Round, kind: str, *, actor_kind: str, actor=None, payload: dict | None = None,
-           at: datetime | None = None) -> RoundEvent:
-    return RoundEvent.objects.create(
-        round=round, kind=kind, actor_kind=actor_kind, actor=_user(actor), payload=payload or {},
-        at=at or timezone.now(),
-    )
+def _event(round: Round, kind: str, *, actor_kind: str, actor=None, payload: dict | Expression | None = None,
+           at: datetime | None = None) -> None:
+    """Append to the round's audit trail: raw SQL for a plain payload (every bet and decision writes one),
+    the ORM for one computed by the database."""
+    at = at or timezone.now()
+    if isinstance(payload, Expression):
+        RoundEvent.objects.create(round=round, kind=kind, actor_kind=actor_kind, actor=_user(actor),
+                                  payload=payload, at=at)
+        return
+    ops = connection.ops
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO rounds_roundevent (round_id, at, kind, actor_kind, actor_id, payload) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            [round.pk, ops.adapt_datetimefield_value(at), kind, actor_kind, getattr(_user(actor), "pk", None),
+             ops.adapt_json_value(payload or {}, None)],
+        )
 
 
 def _queue(task_name: str, round_id: int) -> None:
@@ -169,18 +180,29 @@ def _queue(task_name: str, round_id: int) -> None:
     transaction.on_commit(send)
 
 
+# Every column but the frozen config (rounds.snapshots has it parsed), and the table's state in the same read.
+_ROUND_COLUMNS = ", ".join(
+    f"r.{field.column}" for field in Round._meta.concrete_fields if field.name != "config"
+)
+_ROUND_LOCK_SQL = (
+    f"SELECT {_ROUND_COLUMNS}, t.state AS table_state FROM rounds_round r "
+    "JOIN tables_table t ON t.id = r.table_id WHERE r.id = %s"
+)
+
+
 def _round_lock(round_id: int, *, shared: bool = False) -> Round:
+    """The round row locked (FOR SHARE or FOR UPDATE), with its config and its table's state as read then."""
     if not isinstance(round_id, int) or isinstance(round_id, bool):
         raise RoundNotFound(f"No round has the id {round_id!r}.")
-    if shared and connection.vendor == "postgresql":
-        rows = list(Round.objects.raw("SELECT * FROM rounds_round WHERE id = %s FOR SHARE", [round_id]))
-        if rows:
-            return rows[0]
-    else:
-        found = Round.objects.select_for_update().filter(pk=round_id).first()
-        if found is not None:
-            return found
-    raise RoundNotFound(f"No round has the id {round_id}.")
+    lock = ""
+    if connection.features.has_select_for_update:
+        lock = " FOR SHARE OF r" if shared else " FOR UPDATE OF r"
+    rows = list(Round.objects.raw(_ROUND_LOCK_SQL + lock, [round_id]))
+    if not rows:
+        raise RoundNotFound(f"No round has the id {round_id}.")
+    round = rows[0]
+    snapshots.snapshot(round)
+    return round
 
 
 def _reason_check(reason) -> str:
@@ -206,7 +228,9 @@ def _studio_check(actor) -> None:
 
 
 def _table_playing(round: Round) -> None:
-    state = Table.objects.filter(pk=round.table_id).values_list("state", flat=True).first()
+    state = getattr(round, "table_state", None)
+    if state is None:
+        state = Table.objects.filter(pk=round.table_id).values_list("state", flat=True).first()
     if state != TableState.OPEN:
         raise TableNotPlaying(
             f"Table {round.config['code']} is {state}: round {round.game_number} waits until it is resumed."
@@ -245,14 +269,20 @@ def _idempotent(*, user, key, operation: str, round_id: int, payload: dict, writ
     fingerprint = hashlib.sha256(
         json.dumps([operation, round_id, payload], sort_keys=True, separators=(",", ":")).encode()
     ).hexdigest()
+    ops = connection.ops
     try:
-        with transaction.atomic(durable=True):
+        with transaction.atomic(durable=True), connection.cursor() as cursor:
             # Inserted first: a concurrent twin with the same key waits here and then replays.
-            request = RoundRequest.objects.create(
-                user=user, key=key, operation=operation, fingerprint=fingerprint, round_id=round_id
+            cursor.execute(
+                "INSERT INTO rounds_roundrequest (user_id, key, operation, fingerprint, round_id, result, "
+                "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                [user.pk, key, operation, fingerprint, round_id, ops.adapt_json_value({}, None),
+                 ops.adapt_datetimefield_value(timezone.now())],
             )
+            request_id = cursor.fetchone()[0]
             result = write()
-            RoundRequest.objects.filter(pk=request.pk).update(result=result)
+            cursor.execute("UPDATE rounds_roundrequest SET result = %s WHERE id = %s",
+                           [ops.adapt_json_value(result, None), request_id])
             return result
     except IntegrityError:
         first = RoundRequest.objects.filter(user=user, key=key).first()
@@ -355,13 +385,42 @@ def _money(amount: int, currency: str) -> str:
     return money_format(amount, currency) if currency in CURRENCIES else f"{amount} {currency} (minor units)"
 
 
-def _spot_find(round: Round, *, player, seat: int | None, behind: bool) -> Spot | None:
-    live = Spot.objects.filter(round=round, voided_at__isnull=True)
-    if seat is None:
-        return live.filter(player=player, seat__isnull=True).first()
-    if behind:
-        return live.filter(seat=seat, behind=True, player=player).first()
-    return live.filter(seat=seat, behind=False).first()
+class _SpotRow(NamedTuple):
+    pk: int
+    player_id: int
+    seat: int | None
+    behind: bool
+    currency: str
+
+
+def _spots_for_bet(round: Round, *, player, seat: int | None) -> tuple[list[_SpotRow], dict[int, dict[str, int]]]:
+    """The player's live spots and the seat's own spot, with the stakes already on each, in one read."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT s.id, s.player_id, s.seat, s.behind, s.currency, b.kind, CAST(SUM(b.amount) AS BIGINT) FROM rounds_spot s "
+            "LEFT JOIN rounds_roundbet b ON b.spot_id = s.id WHERE s.round_id = %s AND s.voided_at IS NULL "
+            "AND (s.player_id = %s OR (s.seat = %s AND s.behind = %s)) "
+            "GROUP BY s.id, s.player_id, s.seat, s.behind, s.currency, b.kind ORDER BY s.id",
+            [round.pk, player.pk, seat, False],
+        )
+        rows = cursor.fetchall()
+    spots: dict[int, _SpotRow] = {}
+    stakes: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for spot_id, player_id, spot_seat, spot_behind, spot_currency, kind, amount in rows:
+        spots.setdefault(spot_id, _SpotRow(spot_id, player_id, spot_seat, bool(spot_behind), spot_currency))
+        if kind is not None:
+            stakes[spot_id][kind] += amount
+    return list(spots.values()), stakes
+
+
+def _spot_pick(spots: list[_SpotRow], *, player, seat: int | None, behind: bool) -> _SpotRow | None:
+    for spot in spots:
+        if seat is None:
+            if spot.player_id == player.pk and spot.seat is None:
+                return spot
+        elif spot.seat == seat and spot.behind == behind and (not behind or spot.player_id == player.pk):
+            return spot
+    return None
 
 
 def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str, int], key: str,
@@ -399,9 +458,10 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
                 f"{bets[name]} is not."
             )
 
-    spot = _spot_find(round, player=player, seat=seat, behind=behind)
+    spots, stakes = _spots_for_bet(round, player=player, seat=seat)
+    spot = _spot_pick(spots, player=player, seat=seat, behind=behind)
     if behind:
-        seat_spot = _spot_find(round, player=player, seat=seat, behind=False)
+        seat_spot = _spot_pick(spots, player=player, seat=seat, behind=False)
         if seat_spot is None:
             raise BetRefused(f"Seat {seat} has no player with a bet: a Bet Behind needs an occupied seat.")
         if seat_spot.player_id == player.pk:
@@ -410,17 +470,14 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
         if spot is not None and spot.player_id != player.pk:
             raise BetRefused(f"Seat {seat} is taken by another player.")
         if spot is None:
-            mine = Spot.objects.filter(round=round, player=player, behind=False, voided_at__isnull=True).first()
+            mine = next((s for s in spots if s.player_id == player.pk and not s.behind), None)
             if mine is not None and not features["multi_seat"]:
                 raise BetRefused(f"You play seat {mine.seat}; table {config['code']} has no Multi Seat.")
     if spot is not None and spot.currency != currency:
         raise BetRefused(f"Your bets on this spot are in {spot.currency}; every bet of a spot is in one currency.")
 
     kinds = {name: (BetKind.BET_BEHIND if behind and name == "main" else name) for name in bets}
-    existing: dict[str, int] = defaultdict(int)
-    if spot is not None:
-        for kind, amount in RoundBet.objects.filter(spot=spot).values_list("kind", "amount"):
-            existing[kind] += amount
+    existing: dict[str, int] = defaultdict(int, stakes[spot.pk] if spot is not None else {})
     if (golden and existing[BetKind.MAIN]) or (bets.get("main") and not behind and existing[BetKind.GOLDEN_CHIP]):
         raise BetRefused("A spot's main bet is either cash or Golden Chips, not both.")
     main_after = sum(existing[k] for k in (BetKind.MAIN, BetKind.GOLDEN_CHIP, BetKind.BET_BEHIND)) + bets.get(
@@ -439,9 +496,54 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
                 f"{_money(limit['min'], currency)} and {_money(limit['max'], currency)}; "
                 f"{_money(total, currency)} is not."
             )
+
+    if spot is None:
+        try:
+            with transaction.atomic():
+                created = Spot.objects.create(round=round, player=player, seat=seat, behind=behind,
+                                              currency=currency, created_at=now)
+        except IntegrityError:
+            # A concurrent request created the spot first: the player's own (common draw, Bet Behind) is
+            # placed again from the top; someone else's seat is taken.
+            twin = _spot_pick(_spots_for_bet(round, player=player, seat=seat)[0], player=player, seat=seat,
+                              behind=behind)
+            if twin is None or twin.player_id != player.pk:
+                raise BetRefused(f"Seat {seat} was just taken by another player.") from None
+            return _place(round, player=player, seat=seat, behind=behind, currency=currency, bets=bets, key=key,
+                          now=now)
+        spot = _SpotRow(created.pk, player.pk, seat, behind, currency)
+    specs = [
+        wallet.BetHoldSpec(
+            amount=amount, currency=currency,
+            funding=Funding.GOLDEN_CHIPS if name == "golden_chip" else Funding.CASH,
+            kind=kinds[name], reference=round.game_number, meta={"round": round.pk, "spot": spot.pk},
+        )
+        for name, amount in bets.items()
+    ]
+    try:
+        held_bets = wallet.bet_hold(
+            player=player, holds=specs, idempotency_key=f"round{round.pk}:bet:{player.pk}:{key}",
+            reference=round.game_number, meta={"game": config["name"], "round": round.pk}, durable=False,
+        )
+    except (InsufficientFunds, UnknownAccount):
+        _funds_refuse(player, currency, bets)
+        raise
+    bet_ids = _round_bets_insert(round, spot.pk, currency, now, [
+        (spec.kind, spec.amount, spec.funding, held.pk) for spec, held in zip(specs, held_bets, strict=True)
+    ])
+    _event(round, "bets_placed", actor_kind=ActorKind.PLAYER, actor=player, at=now, payload={
+        "spot": {"id": spot.pk, "player": player.pk, "seat": seat, "behind": behind, "currency": currency},
+        "bets": [{"id": bet_id, "kind": spec.kind, "hand": 0, "amount": spec.amount, "funding": spec.funding,
+                  "wallet_bet": held.pk} for bet_id, spec, held in zip(bet_ids, specs, held_bets, strict=True)],
+    })
+    return {"spot": spot.pk, "bets": bet_ids}
+
+
+def _funds_refuse(player, currency: str, bets: dict[str, int]) -> None:
+    """The wallet refused the hold: say which funds are short, from the player's side of the table."""
     for funding, kind, needed in (
         (Funding.CASH, AccountKind.PLAYER_CASH, sum(a for n, a in bets.items() if n != "golden_chip")),
-        (Funding.GOLDEN_CHIPS, AccountKind.PLAYER_GOLDEN_CHIPS, golden),
+        (Funding.GOLDEN_CHIPS, AccountKind.PLAYER_GOLDEN_CHIPS, bets.get("golden_chip", 0)),
     ):
         held = player_balance(player=player, currency=currency, kind=kind) if needed else 0
         if needed and held < needed:
@@ -451,41 +553,20 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
                 f"{_money(needed, currency)}."
             )
 
-    if spot is None:
-        try:
-            with transaction.atomic():
-                spot = Spot.objects.create(round=round, player=player, seat=seat, behind=behind, currency=currency,
-                                           created_at=now)
-        except IntegrityError:
-            # A concurrent request created the spot first: the player's own (common draw, Bet Behind) is
-            # placed again from the top; someone else's seat is taken.
-            twin = _spot_find(round, player=player, seat=seat, behind=behind)
-            if twin is None or twin.player_id != player.pk:
-                raise BetRefused(f"Seat {seat} was just taken by another player.") from None
-            return _place(round, player=player, seat=seat, behind=behind, currency=currency, bets=bets, key=key,
-                          now=now)
-    specs = [
-        wallet.BetHoldSpec(
-            amount=amount, currency=currency,
-            funding=Funding.GOLDEN_CHIPS if name == "golden_chip" else Funding.CASH,
-            kind=kinds[name], reference=round.game_number, meta={"round": round.pk, "spot": spot.pk},
-        )
-        for name, amount in bets.items()
-    ]
-    held_bets = wallet.bet_hold(
-        player=player, holds=specs, idempotency_key=f"round{round.pk}:bet:{player.pk}:{key}",
-        reference=round.game_number, meta={"game": config["name"], "round": round.pk}, durable=False,
-    )
-    rows = RoundBet.objects.bulk_create([
-        RoundBet(round=round, spot=spot, kind=spec.kind, amount=spec.amount, currency=currency,
-                 funding=spec.funding, wallet_bet_id=held.pk, created_at=now)
-        for spec, held in zip(specs, held_bets, strict=True)
-    ])
-    _event(round, "bets_placed", actor_kind=ActorKind.PLAYER, actor=player, at=now, payload={
-        "spot": {"id": spot.pk, "player": player.pk, "seat": seat, "behind": behind, "currency": currency},
-        "bets": [_bet_payload(row) for row in rows],
-    })
-    return {"spot": spot.pk, "bets": [row.pk for row in rows]}
+
+_BET_COLUMNS = "round_id, spot_id, kind, hand_index, amount, currency, funding, wallet_bet_id, created_at"
+
+
+def _round_bets_insert(round: Round, spot_id: int, currency: str, now: datetime,
+                       bets: list[tuple[str, int, str, int]]) -> list[int]:
+    """Insert the round's bets (kind, amount, funding, wallet bet) in one statement; their ids in that order."""
+    at = connection.ops.adapt_datetimefield_value(now)
+    values = ", ".join(["(%s, %s, %s, 0, %s, %s, %s, %s, %s)"] * len(bets))
+    params = [p for kind, amount, funding, wallet_bet in bets
+              for p in (round.pk, spot_id, kind, amount, currency, funding, wallet_bet, at)]
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO rounds_roundbet ({_BET_COLUMNS}) VALUES {values} RETURNING id", params)
+        return [row[0] for row in cursor.fetchall()]
 
 
 def _bet_payload(bet: RoundBet) -> dict[str, Any]:
