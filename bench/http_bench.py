@@ -100,8 +100,10 @@ def free_port() -> int:
 def gunicorn_start(port: int, workers: int, threads: int) -> subprocess.Popen:
     OUTPUT.mkdir(parents=True, exist_ok=True)
     log = open(OUTPUT / "http-bench-gunicorn.log", "w")  # noqa: SIM115 - owned by the process
+    # --preload: the workers fork from a master that has loaded Django, so none is still booting when the
+    # clients start.
     command = [str(Path(sys.executable).parent / "gunicorn"), "casino.wsgi", "-b", f"127.0.0.1:{port}",
-               "-w", str(workers), "--log-level", "warning"]
+               "-w", str(workers), "--preload", "--log-level", "warning"]
     if threads > 1:
         command += ["-k", "gthread", "--threads", str(threads), "--keep-alive", "30"]
     proc = subprocess.Popen(command, cwd=REPO, env={**os.environ, **ENV}, stdout=log, stderr=subprocess.STDOUT)
@@ -121,10 +123,11 @@ def gunicorn_start(port: int, workers: int, threads: int) -> subprocess.Popen:
 class Client:
     """One game client: a keep-alive HTTP/1.1 connection, placing one bet at a time for its players."""
 
-    def __init__(self, port: int, path: str, sessions: list[str]):
+    def __init__(self, port: int, path: str, sessions: list[str], *, floor: bool = False):
         self.port = port
         self.path = path
         self.sessions = sessions
+        self.floor = floor
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.latencies: list[float] = []
@@ -139,7 +142,7 @@ class Client:
         self.reconnects += 1
 
     async def bet(self, session: str) -> int:
-        request = (
+        request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" if self.floor else (
             f"POST {self.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(self.body)}\r\nCookie: sessionid={session}; csrftoken={CSRF}\r\n"
             f"X-CSRFToken: {CSRF}\r\nIdempotency-Key: {uuid.uuid4().hex}\r\n\r\n"
@@ -183,8 +186,9 @@ class Client:
                 self.statuses[status] = self.statuses.get(status, 0) + 1
 
 
-async def load(port: int, path: str, sessions: list[str], *, clients: int, warmup: float, seconds: float) -> dict:
-    pool = [Client(port, path, sessions[c * PLAYERS_PER_CLIENT:(c + 1) * PLAYERS_PER_CLIENT])
+async def load(port: int, path: str, sessions: list[str], *, clients: int, warmup: float, seconds: float,
+               floor: bool = False) -> dict:
+    pool = [Client(port, path, sessions[c * PLAYERS_PER_CLIENT:(c + 1) * PLAYERS_PER_CLIENT], floor=floor)
             for c in range(clients)]
     for client in pool:
         await client.connect()
@@ -198,6 +202,34 @@ async def load(port: int, path: str, sessions: list[str], *, clients: int, warmu
     return {"requests": len(latencies), "per_second": len(latencies) / seconds, "statuses": statuses,
             "p50_ms": percentile(latencies, 0.5) * 1000, "p99_ms": percentile(latencies, 0.99) * 1000,
             "reconnects": sum(c.reconnects for c in pool) - clients}
+
+
+def cpu_ticks() -> dict[str, int]:
+    """CPU time (clock ticks) used so far by the processes of each group: gunicorn, PostgreSQL, the rest."""
+    ticks: dict[str, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, fields = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
+        group = "gunicorn" if "gunicorn" in name else "postgres" if name.startswith("postgres") else (
+            "load generator" if stat.parent.name == str(os.getpid()) else "other")
+        ticks[group] = ticks.get(group, 0) + int(fields[11]) + int(fields[12])
+    return ticks
+
+
+async def measured(run, *, warmup: float, seconds: float) -> dict:
+    """Run the load and sample the CPU each group used over the measured window (in cores)."""
+    task = asyncio.ensure_future(run)
+    await asyncio.sleep(0.5 + warmup)
+    before, start = cpu_ticks(), time.monotonic()
+    await asyncio.sleep(seconds - 0.5)
+    after, elapsed = cpu_ticks(), time.monotonic() - start
+    figures = await task
+    hz = os.sysconf("SC_CLK_TCK")
+    figures["cores"] = {group: (after[group] - before.get(group, 0)) / hz / elapsed for group in after}
+    return figures
 
 
 def statements_per_request(info: dict) -> int:
@@ -237,8 +269,8 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--workers", type=int, default=(os.cpu_count() or 2) * 2 + 1,
-                        help="gunicorn worker processes (2 x CPU + 1)")
+    parser.add_argument("--workers", type=int, default=(os.cpu_count() or 2) + 1,
+                        help="gunicorn worker processes (CPU + 1: the most bets per second on the 2-CPU machine)")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per gunicorn worker: 1, sync workers (docs/operations.md); more: gthread")
     parser.add_argument("--quick", action="store_true", help="a 3-second smoke run, no pgbench")
@@ -270,49 +302,61 @@ def main() -> int:
             raise SystemExit("the set-up took so long that the round's betting would close during the run")
         progress(f"  gunicorn -w {args.workers} --threads {args.threads}; {args.clients} clients for "
                  f"{args.warmup} + {args.seconds} s ...")
-        figures = asyncio.run(load(port, f"/api/rounds/{info['game_number']}/bets/", info["sessions"],
-                                   clients=args.clients, warmup=args.warmup, seconds=args.seconds))
+        figures = asyncio.run(measured(load(port, f"/api/rounds/{info['game_number']}/bets/", info["sessions"],
+                                            clients=args.clients, warmup=args.warmup, seconds=args.seconds),
+                                       warmup=args.warmup, seconds=args.seconds))
+        progress(f"  {figures['per_second']:,.0f} bets/s; the floor, GET /healthz, for {args.seconds} s ...")
+        floor = asyncio.run(load(port, "/healthz", info["sessions"], clients=args.clients, warmup=1,
+                                 seconds=args.seconds, floor=True))
     finally:
         server.terminate()
         server.wait(timeout=30)
     check = checks(info)
-    print(report(args, figures, check, tps, scale, version))
+    print(report(args, figures, floor, check, tps, scale, version))
     connections.close_all()
     database_drop(pg, pg["db"])
     return 0
 
 
-def report(args, figures: dict, check: dict, tps: float | None, scale: int | None, version: str) -> str:
+def report(args, figures: dict, floor: dict, check: dict, tps: float | None, scale: int | None,
+           version: str) -> str:
     rps, p99 = figures["per_second"], figures["p99_ms"]
     goal = "met" if rps >= GOAL_RPS and p99 < GOAL_P99_MS else "missed"
     ratio = f" ({rps / tps:.0%} of pgbench)" if tps else ""
     ok = figures["statuses"].get(201, 0)
     others = {status: n for status, n in sorted(figures["statuses"].items()) if status != 201}
-    server = (f"`gunicorn casino.wsgi -w {args.workers} -k gthread --threads {args.threads}`" if args.threads > 1
-              else f"`gunicorn casino.wsgi -w {args.workers}` (sync workers)")
+    server = (f"`gunicorn casino.wsgi -w {args.workers} -k gthread --threads {args.threads} --preload`"
+              if args.threads > 1 else f"`gunicorn casino.wsgi -w {args.workers} --preload` (sync workers)")
     connections = (f"reopened after each response, since sync workers close it: {figures['reconnects']:,} "
                    "reconnects" if figures["reconnects"] else "kept alive")
     pgbench_row = (f"| pgbench TPC-B, {args.clients} clients, `-j 2 -T {args.seconds}`, scale {scale} | "
                    f"{tps:,.0f} tps | reference |\n" if tps else "")
+    cores = figures["cores"]
+    per_request = {group: used / rps * 1000 for group, used in cores.items() if used > 0.01} if rps else {}
+    split = ", ".join(f"{group} {cores[group]:.2f} cores ({ms:.1f} ms of CPU per bet)"
+                      for group, ms in sorted(per_request.items(), key=lambda item: -item[1]))
     return f"""Measured by `bench/http_bench.py` on {machine()}, {version}; gunicorn, PostgreSQL, the load
 generator and pgbench ran on this one machine, one after the other.
 
 | Figure | Result | Goal / reference |
 |---|---|---|
 {pgbench_row}| Bet placement, POST `/api/rounds/<game>/bets/`, {args.clients} concurrent clients, {args.seconds} s | **{rps:,.0f} requests/s**{ratio}; p50 {figures['p50_ms']:.1f} ms, p99 {p99:.1f} ms | ≥ {GOAL_RPS} requests/s with p99 < {GOAL_P99_MS} ms: {goal} |
+| Floor: GET `/healthz` (Django's middleware, no session, no database), same server and clients | {floor['per_second']:,.0f} requests/s; p50 {floor['p50_ms']:.1f} ms, p99 {floor['p99_ms']:.1f} ms | what the server does before any work |
 
-- Server: {server}, DEBUG off, PostgreSQL with persistent connections. Clients: one asyncio process, one
-  HTTP/1.1 connection per client ({connections}), one bet at a time, round-robin over {PLAYERS_PER_CLIENT}
-  logged-in players each (session cookie + CSRF token), a fresh Idempotency-Key per request, after
-  {args.warmup} s of warm-up. (gthread workers with keep-alive gave fewer requests per second on this machine.)
+- Server: {server}, DEBUG off, PostgreSQL with persistent connections and prepared statements. Clients: one
+  asyncio process, one HTTP/1.1 connection per client ({connections}), one bet at a time, round-robin over
+  {PLAYERS_PER_CLIENT} logged-in players each (session cookie + CSRF token), a fresh Idempotency-Key per
+  request, after {args.warmup} s of warm-up.
 - {figures['requests']:,} requests in the window: {ok:,} bets placed (201){', other answers: ' + str(others) if others else ''};
   {check['bets']:,} bets held in the round in all (warm-up included); the ledger audit is clean afterwards.
 - Each request is the whole game-client path, {check['statements']} SQL statements besides BEGIN and COMMIT:
-  session and user lookup, the role's permissions, the round by game number, then `bets_place` in one durable
-  transaction (the idempotency row, the round row FOR SHARE, the table's state, the spot, the balance, the wallet
-  hold with its savepoint, the round bet, its audit event). On 2 CPUs shared by gunicorn and PostgreSQL the
-  throughput is bound by CPU per request; with {args.clients} clients always waiting, latency is clients /
-  throughput (Little's law), so p99 < {GOAL_P99_MS} ms needs the {GOAL_RPS} requests/s first.
+  the session, the user with all their permissions (one statement), the round id by game number, then
+  `bets_place` in one durable transaction: the idempotency row, the round row FOR SHARE with its table's state,
+  the player's spots with their stakes, the wallet hold (three statements in a savepoint), the round bets, the
+  audit event and the idempotency row's result. The COMMIT waits for the WAL flush: money is durable.
+- Where the CPU went over the window: {split}. The two CPUs are saturated, so the rate is 2 cores divided by
+  the CPU one bet costs; with {args.clients} clients always waiting, latency is clients / throughput (Little's
+  law), so p99 < {GOAL_P99_MS} ms needs about {args.clients * 1000 // GOAL_P99_MS} requests/s first.
 """
 
 

@@ -60,6 +60,8 @@ def database_from_url(url: str, base_dir=None) -> dict:
         # (for a transaction-pooling proxy such as PgBouncer) turns both off.
         options["server_side_binding"] = options.get("server_side_binding", "true").lower() in ("1", "true", "yes")
         threshold = options.get("prepare_threshold", "5" if options["server_side_binding"] else "none")
+        if threshold.lower() != "none" and not threshold.isdigit():
+            raise ImproperlyConfigured(f"DATABASE_URL prepare_threshold must be a whole number or none, not {threshold!r}")
         options["prepare_threshold"] = None if threshold.lower() == "none" else int(threshold)
         return {
             "ENGINE": "django.db.backends.postgresql",
