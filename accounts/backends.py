@@ -7,11 +7,15 @@ answer is as current as Django's: nothing is cached between requests.
 
 from __future__ import annotations
 
+from functools import cache
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
+from django.core.exceptions import ValidationError
 from django.db import connection
 
 
+@cache
 def _user_sql(user_model) -> tuple[str, list]:
     fields = list(user_model._meta.concrete_fields)
     columns = ", ".join(f"u.{field.column}" for field in fields)
@@ -34,7 +38,7 @@ class RoleBackend(ModelBackend):
         user_model = get_user_model()
         try:
             user_id = user_model._meta.pk.to_python(user_id)
-        except Exception:  # noqa: BLE001 - a tampered session key is no user, as in ModelBackend
+        except (ValidationError, TypeError, ValueError):
             return None
         sql, fields = _user_sql(user_model)
         with connection.cursor() as cursor:

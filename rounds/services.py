@@ -393,16 +393,25 @@ class _SpotRow(NamedTuple):
     currency: str
 
 
+_SPOTS_SQL = (
+    "SELECT s.id, s.player_id, s.seat, s.behind, s.currency, b.kind, CAST(SUM(b.amount) AS BIGINT) "
+    "FROM rounds_spot s LEFT JOIN rounds_roundbet b ON b.spot_id = s.id WHERE s.round_id = %s "
+    "AND s.voided_at IS NULL AND {spots} GROUP BY s.id, s.player_id, s.seat, s.behind, s.currency, b.kind "
+    "ORDER BY s.id"
+)
+# One statement per case, each matching a partial index even as a generic prepared plan: an OR of both cases
+# made PostgreSQL read every spot of a 10,000-player round for each bet.
+_SPOTS_COMMON_DRAW_SQL = _SPOTS_SQL.format(spots="s.player_id = %s AND s.seat IS NULL")
+_SPOTS_SEATED_SQL = _SPOTS_SQL.format(spots="(s.player_id = %s OR (s.seat = %s AND NOT s.behind))")
+
+
 def _spots_for_bet(round: Round, *, player, seat: int | None) -> tuple[list[_SpotRow], dict[int, dict[str, int]]]:
     """The player's live spots and the seat's own spot, with the stakes already on each, in one read."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT s.id, s.player_id, s.seat, s.behind, s.currency, b.kind, CAST(SUM(b.amount) AS BIGINT) FROM rounds_spot s "
-            "LEFT JOIN rounds_roundbet b ON b.spot_id = s.id WHERE s.round_id = %s AND s.voided_at IS NULL "
-            "AND (s.player_id = %s OR (s.seat = %s AND s.behind = %s)) "
-            "GROUP BY s.id, s.player_id, s.seat, s.behind, s.currency, b.kind ORDER BY s.id",
-            [round.pk, player.pk, seat, False],
-        )
+        if seat is None:
+            cursor.execute(_SPOTS_COMMON_DRAW_SQL, [round.pk, player.pk])
+        else:
+            cursor.execute(_SPOTS_SEATED_SQL, [round.pk, player.pk, seat])
         rows = cursor.fetchall()
     spots: dict[int, _SpotRow] = {}
     stakes: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
