@@ -507,9 +507,9 @@ class BetsApi(APIView):
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
     def post(self, request, game_number: str):
         data = validated(BetPlaceSerializer, request)
-        result = services.bets_place(round_id=round_id_or_404(game_number), player=request.user, currency=data["currency"],
-                                     bets=dict(data["bets"]), seat=data["seat"], behind=data["behind"],
-                                     idempotency_key=idempotency_key(request))
+        result = services.bets_place(round_id=round_id_or_404(game_number), player=request.user,
+                                     currency=data["currency"], bets=dict(data["bets"]), seat=data["seat"],
+                                     behind=data["behind"], idempotency_key=idempotency_key(request))
         return Response(BetResultSerializer(result).data, status=status.HTTP_201_CREATED)
 
 
