@@ -21,19 +21,17 @@ import argparse
 import os
 import random
 import re
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
-from glob import glob
 from pathlib import Path
-from urllib.parse import urlparse
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from bench.common import pg_params, progress, psql  # noqa: E402
 
 BENCH_URL = os.environ.get("BENCH_BACKOFFICE_DATABASE_URL",
                            "postgres://postgres@127.0.0.1:5432/casino_bench_backoffice")
@@ -55,35 +53,12 @@ HEAVY_EVERY = 50  # the heavy player holds a spot in one round of 50 (20,000 of 
 USER_ID_BASE = 10_000_000
 
 
-def _pg(url: str) -> dict:
-    parsed = urlparse(url)
-    return {"host": parsed.hostname or "127.0.0.1", "port": str(parsed.port or 5432),
-            "user": parsed.username or "postgres", "db": parsed.path.lstrip("/")}
-
-
-def _pg_bin(name: str) -> str:
-    found = shutil.which(name) or next(iter(sorted(glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
-    if not found:
-        raise SystemExit(f"{name} not found (it comes with PostgreSQL)")
-    return found
-
-
-def _psql(pg: dict, sql: str, db: str = "postgres") -> str:
-    return subprocess.run([_pg_bin("psql"), "-h", pg["host"], "-p", pg["port"], "-U", pg["user"], "-d", db, "-Atqc", sql],
-                          check=True, capture_output=True, text=True).stdout.strip()
-
-
-def _progress(message: str) -> None:
-    # stdout carries only the report (bench/run_all.py collects it); progress goes to stderr.
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
 # --------------------------------------------------------------------------------------------- loading
 
 
 def _setup(pg: dict) -> None:
-    _psql(pg, f'DROP DATABASE IF EXISTS "{pg["db"]}" WITH (FORCE)')
-    _psql(pg, f'CREATE DATABASE "{pg["db"]}"')
+    psql(pg, f'DROP DATABASE IF EXISTS "{pg["db"]}" WITH (FORCE)')
+    psql(pg, f'CREATE DATABASE "{pg["db"]}"')
     import django
 
     django.setup()
@@ -320,7 +295,7 @@ def load(*, rounds: int, entries: int, players: int) -> dict:
             cursor.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                            f"(SELECT coalesce(max(id), 1) FROM {table}))")
     loaded = time.perf_counter() - started
-    _progress(f"loaded in {loaded:.0f} s; vacuum analyze ...")
+    progress(f"loaded in {loaded:.0f} s; vacuum analyze ...")
     started = time.perf_counter()
     connection.cursor().execute("VACUUM ANALYZE")
     return {"load_seconds": loaded, "vacuum_seconds": time.perf_counter() - started, "start": start, "now": now}
@@ -331,7 +306,7 @@ def _execute(cursor, statement: str, params: dict) -> None:
     cursor.execute(statement, params)
     seconds = time.perf_counter() - started
     if seconds > 5:
-        _progress(f"  {seconds:5.0f} s  {' '.join(statement.split())[:90]}")
+        progress(f"  {seconds:5.0f} s  {' '.join(statement.split())[:90]}")
 
 
 def _statements(sql: str) -> list[str]:
@@ -577,8 +552,8 @@ def main() -> int:
     if args.quick:
         args.rounds, args.entries, args.players, args.calls, args.no_write = 50_000, 500_000, 2_000, 50, True
 
-    pg = _pg(BENCH_URL)
-    pg_version = "PostgreSQL " + _psql(pg, "SHOW server_version").split(" ")[0]
+    pg = pg_params(BENCH_URL)
+    pg_version = "PostgreSQL " + psql(pg, "SHOW server_version").split(" ")[0]
     if args.reuse:
         import django
         from django.core.management import call_command
@@ -587,26 +562,26 @@ def main() -> int:
         call_command("migrate", verbosity=0)
         load_figures = {"load_seconds": float("nan"), "vacuum_seconds": float("nan")}
     else:
-        _progress(f"database {pg['db']}: migrate ...")
+        progress(f"database {pg['db']}: migrate ...")
         _setup(pg)
-        _progress(f"loading {args.rounds:,} rounds and {args.entries:,} entries ...")
+        progress(f"loading {args.rounds:,} rounds and {args.entries:,} entries ...")
         load_figures = load(rounds=args.rounds, entries=args.entries, players=args.players)
     stats = checks()
-    _progress(f"loaded {stats}; playing real rounds ...")
+    progress(f"loaded {stats}; playing real rounds ...")
     real = real_rounds()
-    _progress("the RTP report live, then the daily totals ...")
+    progress("the RTP report live, then the daily totals ...")
     rolled = rollups(real["studio"])
-    _progress(f"  {rolled}; measuring ...")
+    progress(f"  {rolled}; measuring ...")
     figures = measure(calls=args.calls, real=real)
     body = section(figures, stats, load_figures, pg_version, args.quick, rolled)
     print(body)
     if not args.no_write:
-        _progress(f"written to {write_section(body)}")
+        progress(f"written to {write_section(body)}")
     if not args.keep:
         from django.db import connections
 
         connections.close_all()
-        _psql(pg, f'DROP DATABASE IF EXISTS "{pg["db"]}" WITH (FORCE)')
+        psql(pg, f'DROP DATABASE IF EXISTS "{pg["db"]}" WITH (FORCE)')
     return 0
 
 

@@ -89,7 +89,7 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def progress(message: str) -> None:
     # stdout carries only the report (bench/run_all.py collects it); progress goes to stderr.
-    print(message, file=sys.stderr, flush=True)
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 # --- Celery workers ------------------------------------------------------------------------------------------------

@@ -13,22 +13,27 @@ an error, not when a goal is missed.
 import argparse
 import multiprocessing
 import os
-import platform
 import random
 import re
-import shutil
-import subprocess
 import sys
 import threading
 import time
 import uuid
 from datetime import UTC, datetime
-from glob import glob
 from pathlib import Path
-from urllib.parse import urlparse
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from bench.common import (  # noqa: E402
+    database_recreate,
+    machine,
+    percentile,
+    pg_params,
+    pgbench_tps,
+    progress,
+    psql,
+)
 
 BENCH_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casino_bench")
 os.environ.update(DATABASE_URL=BENCH_URL, DEBUG="0", SECRET_KEY="bench-only-not-a-secret",
@@ -38,52 +43,6 @@ SECTION_HEADING = "## Wallet: bet holds and batch resolution"
 PLAYERS_PER_CLIENT = 20
 SETTLEMENT_BETS_PER_PLAYER = 4  # a main bet and three side bets, as on a busy common-draw table
 HOLD_STAKE = 1_00
-
-
-def _pg(url: str) -> dict:
-    parsed = urlparse(url)
-    return {"host": parsed.hostname or "127.0.0.1", "port": str(parsed.port or 5432),
-            "user": parsed.username or "postgres", "db": parsed.path.lstrip("/")}
-
-
-def _pg_bin(name: str) -> str:
-    found = shutil.which(name) or next(iter(sorted(glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
-    if not found:
-        raise SystemExit(f"{name} not found (it comes with PostgreSQL)")
-    return found
-
-
-def _psql(pg: dict, sql: str, db: str = "postgres") -> str:
-    return subprocess.run(
-        [_pg_bin("psql"), "-h", pg["host"], "-p", pg["port"], "-U", pg["user"], "-d", db, "-Atqc", sql],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()
-
-
-def _recreate_database(pg: dict, name: str) -> None:
-    _psql(pg, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    _psql(pg, f'CREATE DATABASE "{name}"')
-
-
-# ------------------------------------------------------------------------------------------------ pgbench
-
-
-def pgbench_tps(pg: dict, *, clients: int, seconds: int) -> tuple[float, int]:
-    """TPC-B (pgbench's default script) with one branch per client, so the reference is not a single hot row."""
-    scratch = f"{pg['db']}_pgbench"
-    _recreate_database(pg, scratch)
-    scale = clients
-    base = [_pg_bin("pgbench"), "-h", pg["host"], "-p", pg["port"], "-U", pg["user"]]
-    try:
-        subprocess.run([*base, "-i", "-q", "-s", str(scale), scratch], check=True, capture_output=True, text=True)
-        out = subprocess.run([*base, "-c", str(clients), "-j", "2", "-T", str(seconds), scratch],
-                             check=True, capture_output=True, text=True).stdout
-    finally:
-        _psql(pg, f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
-    match = re.search(r"tps = ([\d.]+) \(without initial connection time\)", out)
-    if not match:
-        raise SystemExit(f"could not read pgbench's tps from:\n{out}")
-    return float(match.group(1)), scale
 
 
 # ------------------------------------------------------------------------------------------------ wallet
@@ -156,11 +115,6 @@ def _hold_process(jobs: list[tuple], start_at: float, seconds: int) -> list[tupl
     return out
 
 
-def _percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] if ordered else 0.0
-
-
 def _holds(context, jobs: list[tuple], *, processes: int, seconds: int) -> dict:
     """Run the clients of `jobs` spread over `processes` processes (as threads) for `seconds`."""
     start_at = time.time() + 3
@@ -174,8 +128,8 @@ def _holds(context, jobs: list[tuple], *, processes: int, seconds: int) -> dict:
     latencies = [lat for r in results for lat in r[2]]
     held = sum(r[0] for r in results)
     return {"processes": processes, "held": held, "refused": sum(r[1] for r in results),
-            "per_second": held / seconds, "p50_ms": _percentile(latencies, 0.5) * 1000,
-            "p99_ms": _percentile(latencies, 0.99) * 1000}
+            "per_second": held / seconds, "p50_ms": percentile(latencies, 0.5) * 1000,
+            "p99_ms": percentile(latencies, 0.99) * 1000}
 
 
 def wallet_figures(*, clients: int, processes: int, seconds: int, bets: int) -> dict:
@@ -250,18 +204,6 @@ def wallet_figures(*, clients: int, processes: int, seconds: int, bets: int) -> 
 # ------------------------------------------------------------------------------------------------ report
 
 
-def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} CPU ({model}), Python {platform.python_version()}"
-
-
 def section(figures: dict, tps: float, scale: int, pg_version: str) -> str:
     threaded, single = figures["threaded"], figures["single"]
     ratio = threaded["per_second"] / tps if tps else 0
@@ -318,11 +260,6 @@ def write_section(body: str) -> Path:
     return path
 
 
-def _progress(message: str) -> None:
-    # stdout carries only the report (bench/run_all.py collects it); progress goes to stderr.
-    print(message, file=sys.stderr, flush=True)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=50)
@@ -336,20 +273,20 @@ def main() -> int:
     if args.quick:
         args.seconds, args.bets, args.no_write = 3, 4_000, True
 
-    pg = _pg(BENCH_URL)
-    pg_version = _psql(pg, "SHOW server_version").split(" ")[0]
-    _progress(f"pgbench: {args.clients} clients for {args.seconds} s ...")
+    pg = pg_params(BENCH_URL)
+    pg_version = psql(pg, "SHOW server_version").split(" ")[0]
+    progress(f"pgbench: {args.clients} clients for {args.seconds} s ...")
     tps, scale = pgbench_tps(pg, clients=args.clients, seconds=args.seconds)
-    _progress(f"  {tps:,.0f} tps")
+    progress(f"  {tps:,.0f} tps")
 
-    _recreate_database(pg, pg["db"])
+    database_recreate(pg, pg["db"])
     _django()
-    _progress(f"wallet: {args.clients} clients for {args.seconds} s, then {args.bets:,} bets in one batch ...")
+    progress(f"wallet: {args.clients} clients for {args.seconds} s, then {args.bets:,} bets in one batch ...")
     figures = wallet_figures(clients=args.clients, processes=args.processes, seconds=args.seconds, bets=args.bets)
     body = section(figures, tps, scale, f"PostgreSQL {pg_version}")
     print(body)
     if not args.no_write:
-        _progress(f"written to {write_section(body)}")
+        progress(f"written to {write_section(body)}")
     return 0
 
 
