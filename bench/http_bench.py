@@ -8,7 +8,9 @@ token, as a browser or game client holds them). gunicorn serves casino.wsgi; the
 process holding one keep-alive connection per client, each client placing one bet at a time
 (POST /api/rounds/<game>/bets/ with an Idempotency-Key) round-robin over its players. Measured: requests per
 second and p50/p99 latency over the window, against pgbench TPC-B (50 clients) on the same machine in the same
-run. Prints markdown on stdout (bench/run_all.py collects it).
+run; the CPU gunicorn, PostgreSQL and the load generator used per bet; and, as a floor, GET /healthz (no
+session, no database) through the same server and clients. Prints markdown on stdout (bench/run_all.py
+collects it).
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ BENCH_URL = os.environ.get("BENCH_HTTP_DATABASE_URL", "postgres://postgres@127.0
 BROKER_URL = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0")
 ENV = dict(
     DATABASE_URL=BENCH_URL, CELERY_BROKER_URL=BROKER_URL, CELERY_RESULT_BACKEND=BROKER_URL[:-1] + "1",
-    CELERY_TASK_DEFAULT_QUEUE=f"bench-http-{os.getpid()}", REDIS_URL=BROKER_URL[:-1] + "3", DEBUG="0", SECRET_KEY="bench-only-not-a-secret",
-    LOG_LEVEL="WARNING", ALLOWED_HOSTS="127.0.0.1", DJANGO_SETTINGS_MODULE="casino.settings",
+    CELERY_TASK_DEFAULT_QUEUE=f"bench-http-{os.getpid()}", REDIS_URL=BROKER_URL[:-1] + "3", DEBUG="0",
+    SECRET_KEY="bench-only-not-a-secret", LOG_LEVEL="WARNING", ALLOWED_HOSTS="127.0.0.1", DJANGO_SETTINGS_MODULE="casino.settings",
     FAST_PASSWORD_HASHER="1",
 )
 os.environ.update(ENV)
