@@ -70,16 +70,18 @@ def pgbench_tps(pg: dict, *, clients: int, seconds: int) -> tuple[float, int]:
     return float(match.group(1)), scale
 
 
-def machine() -> str:
-    model = platform.processor() or "unknown CPU"
+def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return f"{os.cpu_count()} CPU ({model}), Python {platform.python_version()}"
+    return platform.processor() or "unknown CPU"
+
+
+def machine() -> str:
+    return f"{os.cpu_count()} CPU ({cpu_model()}), Python {platform.python_version()}"
 
 
 def percentile(values: list[float], fraction: float) -> float:

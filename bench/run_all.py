@@ -17,6 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import cpu_model  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "docs" / "benchmarks.md"
 
@@ -32,14 +36,7 @@ BENCHES = [
 
 
 def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    model = cpu_model()
     memory = ""
     try:
         kib = int(Path("/proc/meminfo").read_text().split()[1])
