@@ -109,6 +109,31 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     log.close()
 
 
+def _transactional(request) -> bool:
+    # The same test pytest-django applies to choose TransactionTestCase (whose teardown flushes every table).
+    marker = request.node.get_closest_marker("django_db")
+    if marker and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")):
+        return True
+    return bool({"transactional_db", "live_server", "celery_worker"} & set(request.fixturenames))
+
+
+@pytest.fixture(autouse=True)
+def _worker_drained_before_flush(request, _django_db_helper):
+    """A transactional test ends with a flush: TRUNCATE of every table. A task the test queued (a settle it also
+    ran in-process, a refund after a void, a common-draw advance) may still be running in the worker then; its
+    row locks and TRUNCATE's table locks can deadlock, and when PostgreSQL cancels the flush the next test finds
+    the last one's rows. So every transactional test waits, before its flush, until the worker has run all that
+    was queued. Depending on `_django_db_helper` makes this teardown run before pytest-django's."""
+    if not _transactional(request):
+        yield
+        return
+    request.getfixturevalue("celery_worker_process")
+    yield
+    from accounts.tasks import worker_ping
+
+    worker_ping.delay().get(timeout=60)
+
+
 @pytest.fixture
 def celery_worker(celery_worker_process, transactional_db):
     """Tests that need the worker must commit their data, so they run in transactional mode."""
