@@ -30,7 +30,7 @@ def _side_bet_or_404(side_bet: str) -> str:
     return side_bet
 
 
-@permission_required("configure_tables")
+@permission_required("view_backoffice")
 def tables_list(request):
     return render(request, "tables/list.html", {"tables": selectors.tables_list()})
 
@@ -89,7 +89,7 @@ def table_edit(request, code: str):
     return render(request, "tables/edit.html", {"form": form, "table": table})
 
 
-@permission_required("configure_tables")
+@permission_required("view_backoffice")
 def table_detail(request, code: str):
     table = _table_or_404(code)
     rules = services.table_rules(table)
@@ -201,7 +201,7 @@ def table_state(request, code: str):
     return redirect("table_detail", code=table.code)
 
 
-@permission_required("configure_tables")
+@permission_required("view_backoffice")
 def table_history(request, code: str):
     table = _table_or_404(code)
     try:
@@ -216,7 +216,7 @@ def table_history(request, code: str):
     return render(request, "tables/history.html", context)
 
 
-@permission_required("configure_tables")
+@permission_required("view_backoffice")
 def table_strategy(request, code: str):
     table = _table_or_404(code)
     chart = rtp.table_strategy_chart(services.table_rules(table))
@@ -241,7 +241,7 @@ def table_rtp_start(request, code: str):
     return redirect("table_rtp_run", code=table.code, run_id=run.pk)
 
 
-@permission_required("configure_tables")
+@permission_required("view_backoffice")
 def table_rtp_run(request, code: str, run_id: int):
     table = _table_or_404(code)
     try:

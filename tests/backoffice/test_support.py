@@ -94,6 +94,8 @@ def test_the_round_page_shows_cards_bets_decisions_money_audit_and_configuration
     assert "bets_placed" in page and "settled" in page  # the audit trail
     assert "configuration version 1" in page and "Decks" in page
     assert "Review the reversal" in page  # settled: the action is a reversal
+    # the table it was played at, as configured now (the configuration above is the one frozen for the round)
+    assert f'href="{reverse("table_detail", args=[settled.table.code])}"' in page
 
 
 def test_the_round_page_pages_its_players_by_keyset(client_for, support, play, classic_table, funded):

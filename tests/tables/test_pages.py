@@ -17,28 +17,60 @@ def table(roles):
     return TableFactory(code="FB01", name="Free Bet One", profile="free_bet")
 
 
+def _read_pages(code):
+    return [reverse("tables_list"), reverse("table_detail", args=[code]), reverse("table_history", args=[code]),
+            reverse("table_strategy", args=[code])]
+
+
+def _config_pages(code):
+    return [reverse("table_new"), reverse("table_edit", args=[code]), reverse("table_limits", args=[code]),
+            reverse("table_paytable", args=[code, "hot3"])]
+
+
 def _pages(code):
-    return [
-        reverse("tables_list"),
-        reverse("table_new"),
-        reverse("table_detail", args=[code]),
-        reverse("table_edit", args=[code]),
-        reverse("table_limits", args=[code]),
-        reverse("table_paytable", args=[code, "hot3"]),
-        reverse("table_history", args=[code]),
-        reverse("table_strategy", args=[code]),
-    ]
+    return _read_pages(code) + _config_pages(code)
 
 
 @pytest.mark.parametrize(("persona", "status"), [("operator", 200), ("support", 403), ("player", 403),
                                                  ("player2", 403)])
-def test_every_page_is_for_operators_only(client_for, personas, table, persona, status):
+def test_the_configuration_pages_are_for_operators_only(client_for, personas, table, persona, status):
     client = client_for(personas[persona])
-    for url in _pages(table.code):
+    for url in _config_pages(table.code):
         response = client.get(url)
         assert response.status_code == status, url
         if status == 403:
             assert "configure tables, bet limits and paytables" in response.content.decode()
+
+
+def test_support_reads_every_table_without_a_way_to_change_it(client_for, support, operator, table):
+    """Support answers players about limits, paytables and rules: they read what operators configure."""
+    services.rtp_run_start(actor=operator, table=table, hands=1000)
+    run = TableRtpRun.objects.get()
+    client = client_for(support)
+    pages = _read_pages(table.code)
+    for url in [*pages, reverse("table_rtp_run", args=[table.code, run.pk])]:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        body = response.content.decode()
+        for action in ("table_new", "table_edit", "table_limits", "table_state", "table_rtp_start"):
+            target = reverse(action, args=[] if action == "table_new" else [table.code])
+            assert f'href="{target}"' not in body and f'action="{target}"' not in body, (url, action)
+        assert reverse("table_paytable", args=[table.code, "hot3"]) not in body, url
+    detail = client.get(pages[1]).content.decode()
+    assert "Free Bet One" in detail and "Bet limits" in detail and "Side bets and their RTP" in detail
+    operator_detail = client_for(operator).get(pages[1]).content.decode()
+    assert f'href="{reverse("table_edit", args=[table.code])}"' in operator_detail
+    assert f'action="{reverse("table_state", args=[table.code])}"' in operator_detail
+
+
+def test_players_read_no_table_page(client_for, player, operator, table):
+    services.rtp_run_start(actor=operator, table=table, hands=1000)
+    run = TableRtpRun.objects.get()
+    client = client_for(player)
+    pages = _read_pages(table.code)
+    for url in [*pages, reverse("table_rtp_run", args=[table.code, run.pk])]:
+        response = client.get(url)
+        assert response.status_code == 403 and "read every table, round and player" in response.content.decode()
 
 
 def test_anonymous_visitors_are_sent_to_log_in(client, table):
@@ -49,7 +81,9 @@ def test_anonymous_visitors_are_sent_to_log_in(client, table):
 
 def test_a_guessed_code_or_side_bet_is_a_404(client_for, operator, table):
     client = client_for(operator)
-    for url in _pages("NOPE99")[2:]:
+    for url in _pages("NOPE99"):
+        if url in (reverse("tables_list"), reverse("table_new")):
+            continue
         assert client.get(url).status_code == 404, url
     assert client.get(reverse("table_paytable", args=["FB01", "lucky_ladies"])).status_code == 404
     assert client.get(reverse("table_rtp_run", args=["FB01", 999])).status_code == 404
@@ -72,9 +106,10 @@ def test_writes_by_other_roles_are_refused_and_change_nothing(client_for, person
     assert (Table.objects.count(), TableRtpRun.objects.count()) == (1, 0)
 
 
-def test_navigation_shows_tables_to_operators_only(client_for, personas):
-    assert reverse("tables_list") in client_for(personas["operator"]).get(reverse("home")).content.decode()
-    assert reverse("tables_list") not in client_for(personas["support"]).get(reverse("home")).content.decode()
+def test_navigation_shows_tables_to_operators_and_support(client_for, personas):
+    for persona, shown in (("operator", True), ("support", True), ("player", False)):
+        body = client_for(personas[persona]).get(reverse("home")).content.decode()
+        assert (f'href="{reverse("tables_list")}"' in body) is shown, persona
 
 
 # --- create and edit --------------------------------------------------------------------------------------
