@@ -12,11 +12,12 @@ PERMISSIONS = {
     "view_backoffice": "read every table, round and player",
     "lookup_players": "look up players, game numbers and transactions",
     "void_rounds": "void a round",
+    "grant_golden_chips": "grant Golden Chips to a player",
     "play": "play and hold a wallet",
 }
 
 ROLE_PERMISSIONS = {
-    OPERATOR: ("configure_tables", "view_dashboard", "view_backoffice", "void_rounds"),
+    OPERATOR: ("configure_tables", "view_dashboard", "view_backoffice", "void_rounds", "grant_golden_chips"),
     SUPPORT: ("view_backoffice", "lookup_players", "void_rounds"),
     PLAYER: ("play",),
 }

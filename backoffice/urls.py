@@ -11,6 +11,8 @@ urlpatterns = [
     path("support/players/<int:user_id>/", views.player_page, name="backoffice_player"),
     path("support/players/<int:user_id>/notes/", views.player_note, name="backoffice_player_note"),
     path("support/players/<int:user_id>/chat/", views.player_chat, name="backoffice_player_chat"),
+    path("support/players/<int:user_id>/golden-chips/", views.player_golden_chips,
+         name="backoffice_player_golden_chips"),
     path("support/transactions/<int:transaction_id>/", views.transaction_page, name="backoffice_transaction"),
     path("dashboard/", views.dashboard, name="backoffice_dashboard"),
     path("dashboard/rtp/", views.rtp_report, name="backoffice_rtp"),

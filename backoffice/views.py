@@ -5,6 +5,7 @@ keeps a real href, so each page works without JavaScript too."""
 from __future__ import annotations
 
 import csv
+import uuid
 from datetime import datetime
 
 from django.contrib import messages
@@ -25,7 +26,10 @@ from rounds.errors import RoundError
 from rounds.models import RoundState
 from tables.models import Table
 from wallet import selectors as wallet_selectors
+from wallet import services as wallet_services
 from wallet.currencies import money_format
+from wallet.errors import WalletError
+from wallet.forms import GoldenChipGrantForm
 
 PLAYER_PAGE_ROWS = 10
 
@@ -193,7 +197,10 @@ def player_page(request, user_id: int):
         "open_rounds": selectors.player_open_rounds(player=player),
         "grants": selectors.player_golden_chip_grants(player=player),
         "can_moderate": has_role_permission(request.user, "lookup_players"),
+        "can_grant": has_role_permission(request.user, "grant_golden_chips"),
         "note_form": NoteForm(), "chat_form": ChatForm(),
+        "grant_form": GoldenChipGrantForm(initial={
+            "currency": accounts[0].currency if accounts else "EUR", "idempotency_key": str(uuid.uuid4())}),
     })
 
 
@@ -233,6 +240,28 @@ def player_chat(request, user_id: int):
         except PlayerRequestError as error:
             messages.error(request, error.message)
     return redirect(reverse("backoffice_player", args=[player.pk]) + "#chat-heading")
+
+
+@require_POST
+@permission_required("grant_golden_chips")
+def player_golden_chips(request, user_id: int):
+    player = _player_or_404(user_id)
+    form = GoldenChipGrantForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Nothing was granted: " + "; ".join(
+            e for errors in form.errors.values() for e in errors))
+    else:
+        data = form.cleaned_data
+        try:
+            wallet_services.golden_chips_grant(
+                player=player, currency=data["currency"], amount=data["amount_minor"], staff=request.user,
+                reason=data["reason"], idempotency_key=f"golden-chips:{data['idempotency_key']}")
+        except WalletError as error:
+            messages.error(request, f"Nothing was granted: {error.message}")
+        else:
+            messages.success(request, f"{money_format(data['amount_minor'], data['currency'])} in Golden Chips "
+                                      f"granted to {player.get_username()}.")
+    return redirect(reverse("backoffice_player", args=[player.pk]) + "#grants-heading")
 
 
 @require_GET

@@ -43,3 +43,31 @@ class CashierConfirmForm(forms.Form):
     currency = forms.ChoiceField(choices=[(code, code) for code in CURRENCIES])
     amount_minor = forms.IntegerField(min_value=1)
     idempotency_key = forms.CharField(max_length=200)
+
+
+class GoldenChipGrantForm(forms.Form):
+    """Staff grant promotional Golden Chips: the amount in major units, and why (kept in the ledger)."""
+
+    currency = forms.ChoiceField(choices=[(code, code) for code in CURRENCIES], initial="EUR")
+    amount = forms.CharField(max_length=24, label="Golden Chips", help_text="In the currency's usual units, e.g. 25.00",
+                             widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
+    reason = forms.CharField(max_length=500, label="Reason", help_text="Shown in the player's grant history")
+    # Generated with the page, so a double submit grants once.
+    idempotency_key = forms.CharField(max_length=200, widget=forms.HiddenInput)
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        currency = data["currency"]
+        try:
+            minor = money_parse(data["amount"], currency)
+        except WalletError as exc:
+            self.add_error("amount", exc.message)
+            return data
+        # A typo of a few zeros should not reach the ledger: one grant is at most what one deposit may be.
+        limit = currency_get(currency).cashier_max
+        if minor > limit:
+            self.add_error("amount", f"One grant is at most {money_format(limit, currency)}.")
+        data["amount_minor"] = minor
+        return data

@@ -4,6 +4,8 @@ and that nothing of another player leaked into the answer."""
 import pytest
 from django.urls import reverse
 
+from wallet.models import LedgerTransaction, TransactionKind
+
 pytestmark = pytest.mark.django_db
 
 SUPPORT_ONLY = {"support"}
@@ -68,17 +70,20 @@ def test_anonymous_visitors_are_sent_to_sign_in(client, settled, alice):
 @pytest.mark.parametrize(("name", "persona"), [
     ("backoffice_round_void", "player"), ("backoffice_player_note", "player"), ("backoffice_player_chat", "player"),
     ("backoffice_player_note", "operator"), ("backoffice_player_chat", "operator"),
+    ("backoffice_player_golden_chips", "support"), ("backoffice_player_golden_chips", "player"),
 ])
 def test_staff_actions_refuse_the_wrong_persona_and_change_nothing(client_for, who, settled, alice, name, persona):
     from players.models import PlayerNote, PlayerProfile
 
     arg = settled.game_number if name == "backoffice_round_void" else alice.pk
     response = client_for(who[persona]).post(reverse(name, args=[arg]), {
-        "reason": "because", "step": "confirm", "expected_state": "settled", "body": "note", "action": "disable"})
+        "reason": "because", "step": "confirm", "expected_state": "settled", "body": "note", "action": "disable",
+        "currency": "EUR", "amount": "25.00", "idempotency_key": "k1"})
     assert response.status_code == 403
     settled.refresh_from_db()
     assert settled.state == "settled"
     assert not PlayerNote.objects.exists() and not PlayerProfile.objects.exists()
+    assert not LedgerTransaction.objects.filter(kind=TransactionKind.GOLDEN_CHIP_GRANT).exists()
 
 
 def test_a_player_cannot_open_another_players_game_by_its_game_number(client_for, who, settled):

@@ -1,6 +1,7 @@
 """Support's pages: the search box lands on the right page, the round page shows the whole round, voids and
 reversals go through a reason and a confirmation, the player page and its moderation."""
 
+import re
 from datetime import UTC
 
 import pytest
@@ -9,6 +10,7 @@ from django.urls import reverse
 from backoffice import selectors
 from players.models import PlayerNote, PlayerProfile
 from rounds.models import Round, RoundState
+from tests.rounds.conftest import chips
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -170,6 +172,28 @@ def test_the_player_page_shows_balances_histories_open_rounds_grants_and_notes(c
     assert settled.game_number in page
     assert "Birthday chips" in page and "25.00 EUR" in page
     assert "Deposit" in page and "No notes." in page and "Enabled." in page
+
+
+def test_an_operator_grants_golden_chips_once_with_a_reason_and_bad_input_grants_nothing(client_for, operator,
+                                                                                          support, alice):
+    client = client_for(operator)
+    page = client.get(reverse("backoffice_player", args=[alice.pk])).content.decode()
+    key = re.search(r'name="idempotency_key" value="([^"]+)"', page).group(1)
+    grant = reverse("backoffice_player_golden_chips", args=[alice.pk])
+    for bad in ({"amount": "", "reason": "x"}, {"amount": "12.345", "reason": "x"}, {"amount": "-5", "reason": "x"},
+                {"amount": "25.00", "reason": ""}, {"amount": "25", "reason": "x", "currency": "XXX"},
+                {"amount": "9999999", "reason": "typo"}):
+        response = client.post(grant, {"currency": "EUR", "idempotency_key": key, **bad}, follow=True)
+        assert "Nothing was granted" in text(response), bad
+    assert chips(alice) == 0
+    for _ in range(2):  # a double submit of one form grants once
+        response = client.post(grant, {"currency": "EUR", "amount": "25.00", "reason": "Loyalty week",
+                                       "idempotency_key": key}, follow=True)
+        assert "25.00 EUR in Golden Chips granted to alice_plays" in text(response)
+    assert chips(alice) == 25_00
+    page = text(client.get(reverse("backoffice_player", args=[alice.pk])))
+    assert "Loyalty week" in page and "olivia_operator" in page
+    assert "Grant Golden Chips" not in text(client_for(support).get(reverse("backoffice_player", args=[alice.pk])))
 
 
 def test_support_disables_and_enables_chat_with_a_reason_and_notes_record_it(client_for, support, alice):
