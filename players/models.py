@@ -73,6 +73,7 @@ class PresenceEnd(models.TextChoices):
     LEFT = "left", "Left the table"
     REPLACED = "replaced", "Joined the same table from another session"
     TABLE_CLOSED = "table_closed", "The table closed"
+    LOGGED_OUT = "logged_out", "Logged out"
 
 
 class TablePresence(models.Model):

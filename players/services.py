@@ -159,6 +159,14 @@ def table_leave(*, player, table: Table, session_key: str, now: datetime | None 
     return bool(ended)
 
 
+def presences_end_for_session(*, player, session_key: str, now: datetime | None = None) -> int:
+    """Logging out ends the player's presence at every table they sat at in that session (not in others)."""
+    session_key = _session_key(session_key)
+    with transaction.atomic(durable=True):
+        return TablePresence.objects.filter(player=player, session_key=session_key, ended_at__isnull=True).update(
+            ended_at=now or timezone.now(), end_reason=PresenceEnd.LOGGED_OUT)
+
+
 def dealer_tip(*, player, table: Table, session_key: str, currency: str, amount: int,
                idempotency_key: str) -> LedgerTransaction:
     """Tip the dealer of a table the player sits at in this session (player cash -> house tips)."""

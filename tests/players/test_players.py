@@ -118,6 +118,20 @@ def test_leaving_ends_only_this_sessions_presence(player, tables):
     assert services.table_leave(player=player, table=tables[0], session_key="other") is False
 
 
+def test_logging_out_leaves_the_tables_of_that_session_only(player, tables):
+    here, elsewhere = signed_in(player), signed_in(player)
+    here.post(reverse("player_table_join", args=["PL01"]))
+    here.post(reverse("player_table_join", args=["PL02"]))
+    elsewhere.post(reverse("player_table_join", args=["PL02"]))  # takes PL02 over from the first session
+    other = signed_in(player)
+    assert other.post(reverse("logout")).status_code == 302  # a session at no table: nothing ends
+    assert TablePresence.objects.filter(ended_at__isnull=True).count() == 2
+    here.post(reverse("logout"))
+    live = TablePresence.objects.get(ended_at__isnull=True)
+    assert live.table.code == "PL02" and live.session_key == elsewhere.session.session_key
+    assert TablePresence.objects.get(table__code="PL01").end_reason == PresenceEnd.LOGGED_OUT
+
+
 # --- tips --------------------------------------------------------------------------------------------------
 
 def test_a_player_at_a_table_tips_its_dealer_once_per_request(rich, tables):
