@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 
 REPO = Path(__file__).resolve().parents[1]
 OUTPUT = REPO / "var" / "test-output"
@@ -164,6 +164,9 @@ def chromium():
         with playwright_api.sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             yield browser
+            # Every later test ran its ORM calls inside Playwright's loop, on connections of that context; close
+            # them while it still runs, or one outlives the session and the test database cannot be dropped.
+            connections.close_all()
             browser.close()
     finally:
         if previous is None:
