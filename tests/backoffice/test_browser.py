@@ -153,3 +153,16 @@ def test_an_operator_reads_the_dashboard_and_the_rtp_chart(live_server, page, op
     page.goto(f"{live_server.url}/dashboard/")
     page.screenshot(path=OUTPUT / "backoffice-10-dashboard-phone.png", full_page=True)
     assert nothing_wider_than_a_phone(page) == []
+
+    # A promotion for alice: Golden Chips from her player page, with the reason her history will show.
+    from tests.rounds.conftest import chips
+
+    page.goto(f"{live_server.url}/support/players/{alice.pk}/")
+    grants = page.get_by_role("region", name="Golden Chip grants")
+    grants.get_by_label("Golden Chips").fill("15.00")
+    grants.get_by_label("Reason").fill("Loyalty week")
+    grants.get_by_role("button", name="Grant Golden Chips").click()
+    expect(page.get_by_text("15.00 EUR in Golden Chips granted to alice_plays")).to_be_visible()
+    expect(grants.get_by_role("cell", name="Loyalty week")).to_be_visible()
+    page.screenshot(path=OUTPUT / "backoffice-11-golden-chips-phone.png", full_page=True)
+    assert chips(alice) == 15_00 and nothing_wider_than_a_phone(page) == []
