@@ -167,6 +167,12 @@ def presences_end_for_session(*, player, session_key: str, now: datetime | None 
             ended_at=now or timezone.now(), end_reason=PresenceEnd.LOGGED_OUT)
 
 
+def presences_end_at_table(*, table: Table, now: datetime | None = None) -> int:
+    """A table that closes has nobody left at it (called inside the closing transaction)."""
+    return TablePresence.objects.filter(table=table, ended_at__isnull=True).update(
+        ended_at=now or timezone.now(), end_reason=PresenceEnd.TABLE_CLOSED)
+
+
 def dealer_tip(*, player, table: Table, session_key: str, currency: str, amount: int,
                idempotency_key: str) -> LedgerTransaction:
     """Tip the dealer of a table the player sits at in this session (player cash -> house tips)."""

@@ -38,6 +38,7 @@ from tables.models import (
     TableState,
     TimeoutRule,
 )
+from tables.signals import table_closed
 
 # Settings a table_create/table_update may change (code and profile are fixed at creation: the code is in every
 # game number already played, and a new profile is a new table).
@@ -564,6 +565,8 @@ def table_state_set(*, actor, table: Table, state: str, expected_version: int | 
     with transaction.atomic(durable=True):
         fresh, before = _change_begin(table=table, expected_version=expected_version)
         result = _change_commit(table=fresh, before=before, actor=actor, fields={"state": state})
+        if result is not None and state == TableState.CLOSED:
+            table_closed.send(sender=Table, table=result, at=result.updated_at)
     return result or fresh
 
 

@@ -132,6 +132,24 @@ def test_logging_out_leaves_the_tables_of_that_session_only(player, tables):
     assert TablePresence.objects.get(table__code="PL01").end_reason == PresenceEnd.LOGGED_OUT
 
 
+def test_a_table_that_closes_has_nobody_left_at_it(player, player2, tables, operator):
+    from tables import services as table_services
+
+    client = signed_in(player)
+    client.post(reverse("player_table_join", args=["PL01"]))
+    client.post(reverse("player_table_join", args=["PL02"]))
+    signed_in(player2).post(reverse("player_table_join", args=["PL01"]))
+    table_services.table_state_set(actor=operator, table=tables[0], state="paused")
+    assert TablePresence.objects.filter(ended_at__isnull=True).count() == 3  # a pause keeps everyone seated
+    table_services.table_state_set(actor=operator, table=tables[0], state="closed")
+    ended = TablePresence.objects.filter(table__code="PL01")
+    assert {(p.player_id, p.end_reason) for p in ended} == {(player.pk, PresenceEnd.TABLE_CLOSED),
+                                                            (player2.pk, PresenceEnd.TABLE_CLOSED)}
+    assert TablePresence.objects.get(ended_at__isnull=True).table.code == "PL02"
+    poll = client.get(reverse("player_table", args=["PL01"]), headers={"HX-Request": "true"})
+    assert poll.status_code == 286 and "Table PL01 is closed, so you have left it" in poll.content.decode()
+
+
 # --- tips --------------------------------------------------------------------------------------------------
 
 def test_a_player_at_a_table_tips_its_dealer_once_per_request(rich, tables):
