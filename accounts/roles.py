@@ -36,3 +36,11 @@ def sync_groups(*, group_model, permission_model, content_type) -> None:
     for role, codenames in ROLE_PERMISSIONS.items():
         group, _ = group_model.objects.get_or_create(name=role)
         group.permissions.set(permission_model.objects.filter(content_type=content_type, codename__in=codenames))
+
+
+def sync_groups_migration(apps, schema_editor) -> None:
+    """A data migration's RunPython: the role groups, written through that migration's historical models."""
+    content_type_model = apps.get_model("contenttypes", "ContentType")
+    content_type, _ = content_type_model.objects.get_or_create(app_label="accounts", model="backoffice")
+    sync_groups(group_model=apps.get_model("auth", "Group"), permission_model=apps.get_model("auth", "Permission"),
+                content_type=content_type)

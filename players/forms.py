@@ -1,8 +1,7 @@
 from django import forms
 
 from players.models import NOTE_MAX_LENGTH, REASON_MAX_LENGTH, VideoQuality
-from wallet.currencies import money_parse
-from wallet.errors import WalletError
+from wallet.forms import AmountForm
 
 
 class SettingsForm(forms.Form):
@@ -15,7 +14,7 @@ class SettingsForm(forms.Form):
     hide_others_chat = forms.BooleanField(required=False, label="Hide other players' chat messages")
 
 
-class TipForm(forms.Form):
+class TipForm(AmountForm):
     currency = forms.ChoiceField(label="Currency")
     amount = forms.CharField(max_length=24, label="Tip amount",
                              widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
@@ -24,16 +23,6 @@ class TipForm(forms.Form):
     def __init__(self, *args, currencies: list[str], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["currency"].choices = [(code, code) for code in currencies]
-
-    def clean(self):
-        data = super().clean()
-        if self.errors:
-            return data
-        try:
-            data["amount_minor"] = money_parse(data["amount"], data["currency"])
-        except WalletError as exc:
-            self.add_error("amount", exc.message)
-        return data
 
 
 class NoteForm(forms.Form):

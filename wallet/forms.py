@@ -6,7 +6,30 @@ from wallet.errors import WalletError
 OPERATIONS = [("deposit", "Deposit"), ("withdraw", "Withdraw")]
 
 
-class CashierForm(forms.Form):
+class AmountForm(forms.Form):
+    """Base of the forms where a person types money: `currency` and `amount` in major units, read back exactly
+    into `amount_minor`; a subclass may refuse amounts out of its range with `amount_error`."""
+
+    def amount_error(self, data: dict, minor: int) -> str | None:
+        return None
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            minor = money_parse(data["amount"], data["currency"])
+        except WalletError as exc:
+            self.add_error("amount", exc.message)
+            return data
+        error = self.amount_error(data, minor)
+        if error:
+            self.add_error("amount", error)
+        data["amount_minor"] = minor
+        return data
+
+
+class CashierForm(AmountForm):
     """Step one: what the player asks for, in major units as they think of money."""
 
     operation = forms.ChoiceField(choices=OPERATIONS, widget=forms.RadioSelect, initial="deposit")
@@ -17,23 +40,13 @@ class CashierForm(forms.Form):
     # Generated when the form is first rendered and carried to the confirmation, so a double submit moves once.
     idempotency_key = forms.CharField(max_length=200, widget=forms.HiddenInput)
 
-    def clean(self):
-        data = super().clean()
-        if self.errors:
-            return data
-        currency = data["currency"]
-        try:
-            minor = money_parse(data["amount"], currency)
-        except WalletError as exc:
-            self.add_error("amount", exc.message)
-            return data
-        limits = currency_get(currency)
-        if not limits.cashier_min <= minor <= limits.cashier_max:
-            self.add_error("amount", f"Each {dict(OPERATIONS)[data['operation']].lower()} must be between "
-                                     f"{money_format(limits.cashier_min, currency)} and "
-                                     f"{money_format(limits.cashier_max, currency)}.")
-        data["amount_minor"] = minor
-        return data
+    def amount_error(self, data: dict, minor: int) -> str | None:
+        limits = currency_get(data["currency"])
+        if limits.cashier_min <= minor <= limits.cashier_max:
+            return None
+        return (f"Each {dict(OPERATIONS)[data['operation']].lower()} must be between "
+                f"{money_format(limits.cashier_min, data['currency'])} and "
+                f"{money_format(limits.cashier_max, data['currency'])}.")
 
 
 class CashierConfirmForm(forms.Form):
@@ -45,7 +58,7 @@ class CashierConfirmForm(forms.Form):
     idempotency_key = forms.CharField(max_length=200)
 
 
-class GoldenChipGrantForm(forms.Form):
+class GoldenChipGrantForm(AmountForm):
     """Staff grant promotional Golden Chips: the amount in major units, and why (kept in the ledger)."""
 
     currency = forms.ChoiceField(choices=[(code, code) for code in CURRENCIES], initial="EUR")
@@ -55,19 +68,7 @@ class GoldenChipGrantForm(forms.Form):
     # Generated with the page, so a double submit grants once.
     idempotency_key = forms.CharField(max_length=200, widget=forms.HiddenInput)
 
-    def clean(self):
-        data = super().clean()
-        if self.errors:
-            return data
-        currency = data["currency"]
-        try:
-            minor = money_parse(data["amount"], currency)
-        except WalletError as exc:
-            self.add_error("amount", exc.message)
-            return data
+    def amount_error(self, data: dict, minor: int) -> str | None:
         # A typo of a few zeros should not reach the ledger: one grant is at most what one deposit may be.
-        limit = currency_get(currency).cashier_max
-        if minor > limit:
-            self.add_error("amount", f"One grant is at most {money_format(limit, currency)}.")
-        data["amount_minor"] = minor
-        return data
+        limit = currency_get(data["currency"]).cashier_max
+        return f"One grant is at most {money_format(limit, data['currency'])}." if minor > limit else None

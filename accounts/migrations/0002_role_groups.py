@@ -1,16 +1,6 @@
 from django.db import migrations
 
-from accounts.roles import sync_groups
-
-
-def create_role_groups(apps, schema_editor):
-    content_type_model = apps.get_model("contenttypes", "ContentType")
-    content_type, _ = content_type_model.objects.get_or_create(app_label="accounts", model="backoffice")
-    sync_groups(
-        group_model=apps.get_model("auth", "Group"),
-        permission_model=apps.get_model("auth", "Permission"),
-        content_type=content_type,
-    )
+from accounts.roles import sync_groups_migration
 
 
 class Migration(migrations.Migration):
@@ -20,4 +10,4 @@ class Migration(migrations.Migration):
         ("contenttypes", "0002_remove_content_type_name"),
     ]
 
-    operations = [migrations.RunPython(create_role_groups, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(sync_groups_migration, migrations.RunPython.noop)]

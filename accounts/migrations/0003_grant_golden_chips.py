@@ -1,17 +1,6 @@
 from django.db import migrations
 
-from accounts.roles import sync_groups
-
-
-def sync_role_groups(apps, schema_editor):
-    """Operators get the new permission on databases created before it existed."""
-    content_type_model = apps.get_model("contenttypes", "ContentType")
-    content_type, _ = content_type_model.objects.get_or_create(app_label="accounts", model="backoffice")
-    sync_groups(
-        group_model=apps.get_model("auth", "Group"),
-        permission_model=apps.get_model("auth", "Permission"),
-        content_type=content_type,
-    )
+from accounts.roles import sync_groups_migration
 
 
 class Migration(migrations.Migration):
@@ -36,5 +25,6 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.RunPython(sync_role_groups, migrations.RunPython.noop),
+        # Databases made before the permission existed: operators get it.
+        migrations.RunPython(sync_groups_migration, migrations.RunPython.noop),
     ]

@@ -42,13 +42,17 @@ def test_the_configuration_pages_are_for_operators_only(client_for, personas, ta
             assert "configure tables, bet limits and paytables" in response.content.decode()
 
 
-def test_support_reads_every_table_without_a_way_to_change_it(client_for, support, operator, table):
+@pytest.fixture
+def read_pages(table, operator):
+    """Every page that shows a table without changing it, a simulation's page included."""
+    run = services.rtp_run_start(actor=operator, table=table, hands=1000)
+    return [*_read_pages(table.code), reverse("table_rtp_run", args=[table.code, run.pk])]
+
+
+def test_support_reads_every_table_without_a_way_to_change_it(client_for, support, operator, table, read_pages):
     """Support answers players about limits, paytables and rules: they read what operators configure."""
-    services.rtp_run_start(actor=operator, table=table, hands=1000)
-    run = TableRtpRun.objects.get()
     client = client_for(support)
-    pages = _read_pages(table.code)
-    for url in [*pages, reverse("table_rtp_run", args=[table.code, run.pk])]:
+    for url in read_pages:
         response = client.get(url)
         assert response.status_code == 200, url
         body = response.content.decode()
@@ -56,20 +60,16 @@ def test_support_reads_every_table_without_a_way_to_change_it(client_for, suppor
             target = reverse(action, args=[] if action == "table_new" else [table.code])
             assert f'href="{target}"' not in body and f'action="{target}"' not in body, (url, action)
         assert reverse("table_paytable", args=[table.code, "hot3"]) not in body, url
-    detail = client.get(pages[1]).content.decode()
+    detail = client.get(read_pages[1]).content.decode()
     assert "Free Bet One" in detail and "Bet limits" in detail and "Side bets and their RTP" in detail
-    operator_detail = client_for(operator).get(pages[1]).content.decode()
+    operator_detail = client_for(operator).get(read_pages[1]).content.decode()
     assert f'href="{reverse("table_edit", args=[table.code])}"' in operator_detail
     assert f'action="{reverse("table_state", args=[table.code])}"' in operator_detail
 
 
-def test_players_read_no_table_page(client_for, player, operator, table):
-    services.rtp_run_start(actor=operator, table=table, hands=1000)
-    run = TableRtpRun.objects.get()
-    client = client_for(player)
-    pages = _read_pages(table.code)
-    for url in [*pages, reverse("table_rtp_run", args=[table.code, run.pk])]:
-        response = client.get(url)
+def test_players_read_no_table_page(client_for, player, read_pages):
+    for url in read_pages:
+        response = client_for(player).get(url)
         assert response.status_code == 403 and "read every table, round and player" in response.content.decode()
 
 
