@@ -119,8 +119,8 @@ def _transactional(request) -> bool:
 
 @pytest.fixture(autouse=True)
 def _worker_drained_before_flush(request, _django_db_helper):
-    """A transactional test ends with a flush: TRUNCATE of every table. A task the test queued (a settle it also
-    ran in-process, a refund after a void, a common-draw advance) may still be running in the worker then; its
+    """A transactional test ends with a flush: TRUNCATE of every table. A task the test queued (the settle of a round
+    whose betting closed with no bet, a refund after a void, a common-draw advance) may still be running in the worker then; its
     row locks and TRUNCATE's table locks can deadlock, and when PostgreSQL cancels the flush the next test finds
     the last one's rows. So every transactional test waits, before its flush, until the worker has run all that
     was queued. Depending on `_django_db_helper` makes this teardown run before pytest-django's."""
