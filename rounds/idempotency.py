@@ -1,0 +1,60 @@
+"""Per-user request idempotency for the round services players call (bets, decisions, insurance).
+
+A request row is inserted before the write, keyed by (user, key): a concurrent twin waits on the unique index
+and then replays the first result; the same key with other content is a conflict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from rounds.errors import IdempotencyConflict, InvalidRoundRequest
+from rounds.models import RoundRequest
+
+KEY_MAX_LENGTH = 120
+
+
+def key_check(key) -> str:
+    if not isinstance(key, str) or not key.strip():
+        raise InvalidRoundRequest("An idempotency key is required (a non-empty string, e.g. a UUID).")
+    if len(key) > KEY_MAX_LENGTH:
+        raise InvalidRoundRequest(f"An idempotency key has at most {KEY_MAX_LENGTH} characters.")
+    return key
+
+
+def request_once(*, user, key, operation: str, round_id: int, payload: dict, write) -> dict[str, Any]:
+    """Run write() once per (user, key): a repeat returns the first result; other content is a conflict."""
+    key = key_check(key)
+    fingerprint = hashlib.sha256(
+        json.dumps([operation, round_id, payload], sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+    ops = connection.ops
+    try:
+        with transaction.atomic(durable=True), connection.cursor() as cursor:
+            # Inserted first: a concurrent twin with the same key waits here and then replays.
+            cursor.execute(
+                "INSERT INTO rounds_roundrequest (user_id, key, operation, fingerprint, round_id, result, "
+                "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                [user.pk, key, operation, fingerprint, round_id, ops.adapt_json_value({}, None),
+                 ops.adapt_datetimefield_value(timezone.now())],
+            )
+            request_id = cursor.fetchone()[0]
+            result = write()
+            cursor.execute("UPDATE rounds_roundrequest SET result = %s WHERE id = %s",
+                           [ops.adapt_json_value(result, None), request_id])
+            return result
+    except IntegrityError:
+        first = RoundRequest.objects.filter(user=user, key=key).first()
+        if first is None:
+            raise
+    if first.fingerprint != fingerprint:
+        raise IdempotencyConflict(
+            f"The idempotency key {key!r} was already used for a different request ({first.operation}); "
+            "use a new key for a new request."
+        ) from None
+    return {**first.result, "replayed": True}

@@ -1,0 +1,75 @@
+"""Every write of a round: opening, bets, cards, insurance, decisions, timers, settlement, voids and reversals.
+
+Each public service is one `transaction.atomic(durable=True)`: the round's state change, its audit events
+(rounds.audit) and the wallet's money movements (called with `durable=False`) commit together or not at all.
+Transitions are compare-and-set updates (`filter(state=old).update(state=new)`); Celery work is queued with
+`transaction.on_commit`, carrying the round id only. Rows are locked round -> spots -> accounts (rounds.locks);
+the services players call run once per (user, idempotency key) (rounds.idempotency).
+
+One module per responsibility; callers import from here (`from rounds import services`), which names every
+service and the limits they check:
+
+    opening      shoes, round_open, game numbers
+    betting      bets_place / bets_repeat / bets_double, betting_confirm (Deal Now), player_disconnect
+    dealing      round_betting_close, card_record, the deal order
+    insurance    insurance_decide, the end of the insurance phase and the dealer's peek
+    play         decision_make, Bet Behinds following their seat, whose turn it is
+    timers       round_advance, timeouts, rounds_timers_sweep
+    settlement   dealer_complete, round_settle
+    voids        round_void, round_void_refunds, round_reverse, spot refunds
+    table_state  table_pause / table_resume / table_close
+    sweeps       rounds_recovery_sweep
+"""
+
+from rounds.idempotency import KEY_MAX_LENGTH
+from rounds.services._common import REASON_MAX_LENGTH
+from rounds.services.betting import (
+    BET_NAMES,
+    MAX_STAKE,
+    bets_double,
+    bets_place,
+    bets_repeat,
+    betting_confirm,
+    player_disconnect,
+)
+from rounds.services.dealing import card_record, round_betting_close
+from rounds.services.insurance import insurance_decide
+from rounds.services.opening import round_open, shoe_start
+from rounds.services.play import PLAYER_ACTIONS, STATUS_OF, decision_make
+from rounds.services.settlement import dealer_complete, round_settle
+from rounds.services.sweeps import RECOVERY_GRACE_SECONDS, rounds_recovery_sweep
+from rounds.services.table_state import table_close, table_pause, table_resume
+from rounds.services.timers import round_advance, rounds_timers_sweep
+from rounds.services.voids import round_reverse, round_void, round_void_refunds
+
+__all__ = [
+    "BET_NAMES",
+    "KEY_MAX_LENGTH",
+    "MAX_STAKE",
+    "PLAYER_ACTIONS",
+    "REASON_MAX_LENGTH",
+    "RECOVERY_GRACE_SECONDS",
+    "STATUS_OF",
+    "bets_double",
+    "bets_place",
+    "bets_repeat",
+    "betting_confirm",
+    "card_record",
+    "dealer_complete",
+    "decision_make",
+    "insurance_decide",
+    "player_disconnect",
+    "round_advance",
+    "round_betting_close",
+    "round_open",
+    "round_reverse",
+    "round_settle",
+    "round_void",
+    "round_void_refunds",
+    "rounds_recovery_sweep",
+    "rounds_timers_sweep",
+    "shoe_start",
+    "table_close",
+    "table_pause",
+    "table_resume",
+]

@@ -1,0 +1,188 @@
+"""Betting close, recording cards and the initial deal.
+
+A round with no live bet when betting closes has nothing to deal: it goes straight to settling (and settles to
+nothing), so the table can open the next round. The studio posts cards without saying where they go: the
+server knows the next target (the deal order, `_deal_order`, then whoever waits for a card, then the dealer);
+an explicit target must match it. An unknown card ("Zz") is bad input and is refused; a real card
+that cannot be there (a copy more than the shoe holds, counting the shoe's earlier non-void rounds) or a dealer
+card drawn on 17 or more is recorded as a fact and voids the round as a malfunction.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+
+from rounds import selectors
+from rounds.audit import actor_user, event_add
+from rounds.engine.cards import parse_card
+from rounds.engine.dealer import dealer_needs_card
+from rounds.engine.errors import RoundError as EngineError
+from rounds.engine.hands import hand_total
+from rounds.errors import CardRefused, InvalidCard, InvalidRoundRequest
+from rounds.locks import round_lock
+from rounds.models import ActorKind, CardRecord, CardTarget, Round, RoundState, Spot, SpotStatus, VoidKind
+from rounds.record import RoundRecord, active_seats, dealer_outlook
+from rounds.services._common import _label, _now, _queue, _seconds, _studio_check, _table_playing, _transition
+from rounds.services.insurance import _after_insurance, _insurable
+from rounds.services.play import _card_to_players, _progress
+from rounds.services.voids import _spots_void, _void
+
+
+def _betting_close(round: Round, *, now: datetime, actor_kind: str, actor=None, reason: str) -> None:
+    _transition(round, RoundState.BETTING_CLOSED, now=now, actor_kind=actor_kind, actor=actor, reason=reason,
+                betting_closed_at=now, deadline=None)
+    live = Spot.objects.filter(round=round, voided_at__isnull=True)
+    seated = set(live.filter(behind=False, seat__isnull=False).values_list("seat", flat=True))
+    orphans = list(live.filter(behind=True).exclude(seat__in=seated).order_by("id"))
+    _spots_void(round, orphans, reason="the seat player placed no bet", now=now, actor_kind=ActorKind.SYSTEM)
+    if not live.exists():
+        _transition(round, RoundState.SETTLING, now=now, actor_kind=ActorKind.SYSTEM, reason="no bets",
+                    settling_at=now)
+        _queue("round_settle", round.pk)
+
+
+def round_betting_close(*, round_id: int, actor=None, now: datetime | None = None) -> Round:
+    """The studio (or the betting timer) closes betting."""
+    _studio_check(actor)
+    now = _now(now)
+    with transaction.atomic(durable=True):
+        round = round_lock(round_id)
+        _table_playing(round)
+        _betting_close(round, now=now, actor_kind=ActorKind.DEALER if actor else ActorKind.SYSTEM, actor=actor,
+                       reason="betting closed by the studio" if actor else "betting time over")
+    return round
+
+
+def _deal_order(round: Round, record: RoundRecord) -> list[tuple[str, int]]:
+    hole = [(CardTarget.DEALER, 0)] if record.rules.has_hole_card else []
+    if round.common_draw:
+        return [(CardTarget.PLAYER, 0), (CardTarget.DEALER, 0), (CardTarget.PLAYER, 0)] + hole
+    order: list[tuple[str, int]] = []
+    for seat in active_seats(record):
+        order += [(CardTarget.SEAT, seat), (CardTarget.SEAT, seat)]
+    return order + [(CardTarget.DEALER, 0)] + hole
+
+
+def _cards_recorded(record: RoundRecord) -> int:
+    return sum(len(cards) for cards in record.cards.values())
+
+
+def _expected_card(round: Round, record: RoundRecord) -> tuple[str, int]:
+    """Where the next card goes, or a clear refusal saying what the round waits for."""
+    state = round.state
+    if state in (RoundState.BETTING_CLOSED, RoundState.DEALING):
+        order = _deal_order(round, record)
+        dealt = _cards_recorded(record)
+        if dealt < len(order):
+            return order[dealt]
+        raise CardRefused(f"The initial deal of round {round.game_number} is complete.")
+    if state == RoundState.DECISIONS:
+        if round.common_draw:
+            statuses = selectors.spot_statuses(round=round)
+            if statuses.get(SpotStatus.DECIDING):
+                raise CardRefused(
+                    f"{statuses[SpotStatus.DECIDING]} player(s) are still deciding; the next stream card comes "
+                    "when every player has decided or the decision timer ends."
+                )
+            stream = len(record.cards.get((CardTarget.STREAM, 0), []))
+            if Spot.objects.filter(round=round, status=SpotStatus.NEEDS_CARD, need_index=stream,
+                                   voided_at__isnull=True).exists():
+                return CardTarget.STREAM, 0
+            raise CardRefused("No player is waiting for a card.")
+        spot = Spot.objects.filter(round=round, seat=round.turn_seat, behind=False, voided_at__isnull=True).first()
+        if spot is not None and spot.status == SpotStatus.NEEDS_CARD:
+            return CardTarget.SEAT, spot.seat
+        raise CardRefused(f"Seat {round.turn_seat} is deciding; its next card comes after its decision.")
+    if state == RoundState.DEALER:
+        dealer = record.dealer_cards
+        if len(dealer) >= 2 and hand_total(dealer) >= 17:
+            # Recorded anyway: a dealer drawing on 17 is a malfunction, not a typo to refuse.
+            return CardTarget.DEALER, 0
+        any_live, needs_second = dealer_outlook(record)
+        if len(dealer) >= 2 and not any_live:
+            raise CardRefused("No hand is live: the dealer draws no further card. Complete the dealer's hand.")
+        if len(dealer) < 2 and not dealer_needs_card(record.rules, dealer, any_live_hand=any_live,
+                                                     needs_second=needs_second):
+            raise CardRefused("The dealer's second card is not needed: complete the dealer's hand.")
+        return CardTarget.DEALER, 0
+    if state == RoundState.INSURANCE:
+        raise CardRefused(f"Round {round.game_number} waits for the players' insurance answers.")
+    raise CardRefused(f"No card is expected while round {round.game_number} is {_label(state)}.")
+
+
+def _malfunction(round: Round, *, card: str, record: RoundRecord, target: str) -> str | None:
+    decks = round.shoe.decks
+    # Counted before this card is written: the earlier non-void rounds of the shoe, this round, the burn card.
+    copies = CardRecord.objects.filter(round__shoe_id=round.shoe_id, card=card).exclude(
+        round__state=RoundState.VOIDED).count() + (1 if round.shoe.burn_card == card else 0) + 1
+    if copies > decks:
+        return f"card {card} appears {copies} times in shoe {round.shoe.number}, but {decks} decks hold {decks}"
+    if target == CardTarget.DEALER:
+        before = record.dealer_cards
+        if len(before) >= 2 and hand_total(before) >= 17:
+            return f"the dealer drew {card} on {hand_total(before)}, but stands on 17 or more"
+    return None
+
+
+def card_record(*, round_id: int, card: str, actor=None, target: str | None = None, seat: int | None = None,
+                now: datetime | None = None) -> dict[str, Any]:
+    """Record the next card from the table. Returns {"target", "seat", "state", "malfunction"}."""
+    _studio_check(actor)
+    now = _now(now)
+    try:
+        parsed = parse_card(card)
+    except EngineError as error:
+        raise InvalidCard(f"{error}: cards are a rank of A23456789TJQK and a suit of shdc, e.g. Ah.") from None
+    if target is not None and target not in CardTarget.values:
+        raise InvalidRoundRequest(f"target must be one of {', '.join(CardTarget.values)}, not {target!r}.")
+    actor_kind = ActorKind.DEALER if actor else ActorKind.SYSTEM
+    with transaction.atomic(durable=True):
+        round = round_lock(round_id)
+        _table_playing(round)
+        if round.state == RoundState.DECISIONS:
+            _progress(round, now=now, new_step=False)
+        record = selectors.round_record_load(round)
+        where = _expected_card(round, record)
+        if target is not None and (target, seat if target == CardTarget.SEAT else 0) != where:
+            raise CardRefused(f"The next card goes to {_where(where)}, not to {_where((target, seat or 0))}.")
+        text = str(parsed)
+        malfunction = _malfunction(round, card=text, record=record, target=where[0])
+        sequence = len(record.cards.get(where, [])) + 1
+        CardRecord.objects.create(round=round, position=_cards_recorded(record) + 1, target=where[0],
+                                  seat=where[1], sequence=sequence, card=text, recorded_at=now,
+                                  recorded_by=actor_user(actor))
+        record.cards.setdefault(where, []).append(text)
+        event_add(round, "card", actor_kind=actor_kind, actor=actor, at=now, payload={
+            "target": where[0], "seat": where[1], "sequence": sequence, "card": text,
+        })
+        if malfunction:
+            event_add(round, "malfunction", actor_kind=ActorKind.SYSTEM, at=now, payload={"reason": malfunction})
+            _void(round, kind=VoidKind.MALFUNCTION, reason=f"Malfunction: {malfunction}", actor=None, now=now)
+        elif round.state == RoundState.BETTING_CLOSED or round.state == RoundState.DEALING:
+            if round.state == RoundState.BETTING_CLOSED:
+                _transition(round, RoundState.DEALING, now=now, actor_kind=actor_kind, actor=actor)
+            if _cards_recorded(record) == len(_deal_order(round, record)):
+                _after_deal(round, record, now=now)
+        elif round.state == RoundState.DECISIONS:
+            _card_to_players(round, record, where, now=now)
+    return {"target": where[0], "seat": where[1] or None, "card": text, "state": round.state,
+            "malfunction": malfunction or ""}
+
+
+def _where(where: tuple[str, int]) -> str:
+    target, seat = where
+    return f"seat {seat}" if target == CardTarget.SEAT else {"dealer": "the dealer", "player": "the players",
+                                                              "stream": "the stream"}.get(target, target)
+
+
+def _after_deal(round: Round, record: RoundRecord, *, now: datetime) -> None:
+    rules = record.rules
+    up = record.dealer_cards[0]
+    if rules.insurance and up.is_ace and _insurable(record):
+        _transition(round, RoundState.INSURANCE, now=now, actor_kind=ActorKind.SYSTEM,
+                    deadline=now + timedelta(seconds=_seconds(round, "decision_seconds")))
+        return
+    _after_insurance(round, record, now=now)

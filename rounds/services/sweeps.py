@@ -1,0 +1,44 @@
+"""The recovery sweep: work a dead worker may have left behind."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.db import transaction
+
+from rounds.locks import round_lock
+from rounds.models import ACTIVE_STATES, Round, RoundState, VoidKind
+from rounds.services._common import _now
+from rounds.services.voids import _void
+from tables.models import TableState
+
+# A settle or void task not done this long after it was queued is queued again by the recovery sweep.
+RECOVERY_GRACE_SECONDS = 30
+
+
+def rounds_recovery_sweep(*, now: datetime | None = None,
+                          grace_seconds: int = RECOVERY_GRACE_SECONDS) -> dict[str, list[int]]:
+    """Re-queue what a dead worker may have left: rounds stuck settling, voided rounds not refunded; and void
+    rounds still being played at a table that was closed some other way."""
+    now = _now(now)
+    before = now - timedelta(seconds=grace_seconds)
+    settling = list(Round.objects.filter(state=RoundState.SETTLING, settling_at__lte=before)
+                    .values_list("pk", flat=True))
+    refunds = list(Round.objects.filter(state=RoundState.VOIDED, refunds_done_at__isnull=True,
+                                        voided_at__lte=before).values_list("pk", flat=True))
+    from rounds import tasks
+
+    for round_id in settling:
+        tasks.round_settle.delay(round_id)
+    for round_id in refunds:
+        tasks.round_void.delay(round_id)
+    closed = []
+    for round_id in Round.objects.filter(state__in=ACTIVE_STATES, table__state=TableState.CLOSED).values_list(
+        "pk", flat=True
+    ):
+        with transaction.atomic(durable=True):
+            round = round_lock(round_id)
+            if round.state in ACTIVE_STATES:
+                _void(round, kind=VoidKind.TABLE_CLOSED, reason="Table closed", actor=None, now=now)
+                closed.append(round_id)
+    return {"settling": settling, "refunds": refunds, "closed": closed}
