@@ -86,7 +86,6 @@ _SPOTS_SQL = (
 # One statement per case, each matching a partial index even as a generic prepared plan: an OR of both cases
 # made PostgreSQL read every spot of a 10,000-player round for each bet.
 _SPOTS_COMMON_DRAW_SQL = _SPOTS_SQL.format(spots="s.player_id = %s AND s.seat IS NULL")
-
 _SPOTS_SEATED_SQL = _SPOTS_SQL.format(spots="(s.player_id = %s OR (s.seat = %s AND NOT s.behind))")
 
 

@@ -92,7 +92,7 @@ class Round(models.Model):
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="rounds")
     game_number = models.CharField(max_length=40, unique=True)
     state = models.CharField(max_length=16, choices=RoundState.choices, default=RoundState.BETTING_OPEN)
-    # tables.services.table_config_snapshot at open: the round plays and settles with the rules it began with.
+    # tables.selectors.table_config_snapshot at open: the round plays and settles with the rules it began with.
     config = models.JSONField()
     config_version = models.PositiveIntegerField()
     opened_at = models.DateTimeField(default=timezone.now)

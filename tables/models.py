@@ -57,6 +57,13 @@ class BetType(models.TextChoices):
 assert set(SideBet.values) == set(DEFAULT_PAYTABLES), "side bet choices must follow the rules engine"
 
 FREE_BET_PROFILES = (Profile.FREE_BET, Profile.FREE_BET_SEATED)
+# Settings a table_create/table_update may change (code and profile are fixed at creation: the code is in every
+# game number already played, and a new profile is a new table).
+FLAG_FIELDS = (
+    "dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule", "new_shoe_burn",
+    "seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
+)
+SETTING_FIELDS = ("name", *FLAG_FIELDS, "betting_seconds", "decision_seconds", "currencies", "side_bets")
 
 
 class Table(models.Model):

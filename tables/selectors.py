@@ -1,12 +1,19 @@
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
+from rounds.engine.errors import RoundError
+from rounds.engine.rules import Rules, rules_for
 from tables import rtp
+from tables.errors import TableConfigError, TableConflictError
 from tables.models import (
+    FLAG_FIELDS,
     BetLimit,
     BetType,
+    Profile,
     SideBet,
     Table,
     TableChange,
@@ -92,3 +99,113 @@ def table_paytable_rtps(*, table: Table) -> list[PaytableRtp]:
         PaytableRtp(paytable=row, rtp=rtp.side_bet_rtp(row.side_bet, row.paytable, table.decks))
         for row in table_paytables(table=table)
     ]
+
+
+def table_document(table: Table) -> dict[str, Any]:
+    """The whole configuration of a table as JSON data; history stores it before and after every change."""
+    paytables = {row.side_bet: row for row in TablePaytable.objects.filter(table=table)}
+    limits: dict[str, dict[str, dict[str, Any]]] = {}
+    for limit in BetLimit.objects.filter(table=table).order_by("bet_type", "currency"):
+        limits.setdefault(limit.bet_type, {})[limit.currency] = {
+            "min": limit.min, "max": limit.max, "chips": list(limit.chips),
+        }
+    document = {
+        "code": table.code,
+        "name": table.name,
+        "profile": table.profile,
+        "state": table.state,
+        "config_version": table.config_version,
+    }
+    for field in (*FLAG_FIELDS, "betting_seconds", "decision_seconds"):
+        document[field] = getattr(table, field)
+    document["currencies"] = list(table.currencies)
+    document["side_bets"] = [bet for bet in SideBet.values if bet in paytables and paytables[bet].offered]
+    document["limits"] = limits
+    document["paytables"] = {bet: dict(paytables[bet].paytable) for bet in SideBet.values if bet in paytables}
+    return document
+
+
+def bet_types_offered(*, side_bets: Iterable[str], bet_behind: bool) -> list[str]:
+    offered = [BetType.MAIN.value, *side_bets]
+    if bet_behind:
+        offered.append(BetType.BET_BEHIND.value)
+    offered.append(BetType.TIP.value)
+    return offered
+
+
+def table_bet_types(table: Table) -> list[str]:
+    """Bet types the table offers now: main, offered side bets, Bet Behind when on, tip."""
+    offered = TablePaytable.objects.filter(table=table, offered=True).values_list("side_bet", flat=True)
+    return bet_types_offered(side_bets=[bet for bet in SideBet.values if bet in set(offered)],
+                              bet_behind=table.bet_behind)
+
+
+def document_rules(document: Mapping[str, Any]) -> Rules:
+    name = f"classic_{document['dealing']}" if document["profile"] == Profile.CLASSIC else document["profile"]
+    overrides = {
+        "decks": document["decks"],
+        "charlie": document["charlie_cards"],
+        "dealer_22_push": document["dealer_22_push"],
+        "double_after_split": document["double_after_split"],
+        "timeout": document["timeout_rule"],
+        "new_shoe_burn": document["new_shoe_burn"],
+        "max_seats": document["seats"],
+        "bet_behind": document["bet_behind"],
+        "multi_seat": document["multi_seat"],
+        "deal_now": document["deal_now"],
+        "auto_confirm": document["auto_confirm"],
+        "golden_chips": document["golden_chips"],
+        "side_bets": list(document["side_bets"]),
+        "paytables": {bet: dict(lines) for bet, lines in document["paytables"].items()},
+    }
+    try:
+        return rules_for(name, overrides)
+    except RoundError as exc:
+        raise TableConfigError(f"The rules engine refuses this table's settings: {exc}") from exc
+
+
+def table_rules(table: Table) -> Rules:
+    """The engine's Rules for the table as it is now."""
+    return document_rules(table_document(table))
+
+
+SNAPSHOT_FORMAT = 1
+
+
+def table_config_snapshot(table: Table) -> dict[str, Any]:
+    """Everything a round needs, as JSON data, consistent with one config_version.
+
+    {"format": 1, "code", "name", "profile", "version", "rules": Rules.to_dict(), "currencies": [...],
+     "seats": int | None, "common_draw": bool, "side_bets": [...],
+     "limits": {bet_type: {currency: {"min", "max", "chips"}}}  (minor units; offered bet types only),
+     "paytables": {side_bet: {line: pay}}  (offered side bets only, pays "to 1"),
+     "features": {"bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips"},
+     "timers": {"betting_seconds", "decision_seconds"}}
+    """
+    # Several statements read the configuration; retry if a change commits between them.
+    for _ in range(5):
+        fresh = Table.objects.get(pk=table.pk)
+        document = table_document(fresh)
+        if Table.objects.filter(pk=table.pk, config_version=fresh.config_version).exists():
+            break
+    else:
+        raise TableConflictError(f"Table {table.code} keeps changing; try again")
+    rules = document_rules(document)
+    return {
+        "format": SNAPSHOT_FORMAT,
+        "code": document["code"],
+        "name": document["name"],
+        "profile": document["profile"],
+        "version": document["config_version"],
+        "rules": rules.to_dict(),
+        "currencies": document["currencies"],
+        "seats": document["seats"],
+        "common_draw": document["profile"] == Profile.FREE_BET,
+        "side_bets": document["side_bets"],
+        "limits": document["limits"],
+        "paytables": {bet: document["paytables"][bet] for bet in document["side_bets"]},
+        "features": {name: document[name] for name in
+                     ("bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips")},
+        "timers": {"betting_seconds": document["betting_seconds"],
+                   "decision_seconds": document["decision_seconds"]},
+    }

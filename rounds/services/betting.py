@@ -30,7 +30,6 @@ from wallet.models import AccountKind, Funding
 from wallet.selectors import player_balance
 
 MAX_STAKE = 10**12
-
 BET_NAMES = ("main", "golden_chip", *SIDE_KINDS)
 
 

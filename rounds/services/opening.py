@@ -13,7 +13,7 @@ from rounds.errors import IllegalTransition, InvalidCard, InvalidRoundRequest, T
 from rounds.locks import table_lock
 from rounds.models import ACTIVE_STATES, ActorKind, Round, RoundState, Shoe
 from rounds.services._common import _now, _studio_check
-from tables import services as table_services
+from tables import selectors as table_selectors
 from tables.models import Table, TableState
 
 
@@ -67,7 +67,7 @@ def round_open(*, table: Table, actor=None, now: datetime | None = None) -> Roun
         active = Round.objects.filter(table=fresh, state__in=ACTIVE_STATES).first()
         if active is not None:
             raise IllegalTransition(f"Round {active.game_number} is still being played at table {fresh.code}.")
-        config = table_services.table_config_snapshot(fresh)
+        config = table_selectors.table_config_snapshot(fresh)
         shoe = Shoe.objects.filter(table=fresh, ended_at__isnull=True).first()
         if shoe is None:
             shoe = Shoe.objects.create(table=fresh, number=1, decks=fresh.decks, started_at=now,

@@ -46,7 +46,6 @@ from wallet.errors import InsufficientFunds, UnknownAccount
 from wallet.models import Funding
 
 PLAYER_ACTIONS = (HIT, STAND, DOUBLE, SPLIT)
-
 STATUS_OF = {DECISION: SpotStatus.DECIDING, NEEDS_CARD: SpotStatus.NEEDS_CARD, FINISHED: SpotStatus.FINISHED}
 
 

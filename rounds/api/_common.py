@@ -1,0 +1,99 @@
+"""What every rounds endpoint shares: the role permissions, lookups that answer 404, the
+Idempotency-Key header and the round view response.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import status
+from rest_framework.pagination import CursorPagination
+from rest_framework.permissions import BasePermission
+from rest_framework.response import Response
+
+from accounts.permissions import has_role_permission, missing_permission_message
+from rounds import selectors
+from rounds.api.serializers import RoundViewSerializer
+from rounds.models import Round
+from tables.models import Table
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    description="A unique key per request (e.g. a UUID): a retry with the same key returns the first result "
+                "and moves no money twice. Without it, every request is new.",
+)
+
+
+def role(*codenames: str) -> type[BasePermission]:
+    """A DRF permission: the user holds any of these role permissions."""
+
+    class HasRole(BasePermission):
+        message = missing_permission_message(codenames[0])
+
+        def has_permission(self, request, view) -> bool:
+            return any(has_role_permission(request.user, codename) for codename in codenames)
+
+    HasRole.__name__ = "Has_" + "_or_".join(codenames)
+    return HasRole
+
+
+STUDIO = role("configure_tables")
+
+PLAYER = role("play")
+
+VOIDER = role("void_rounds")
+
+BACKOFFICE = role("view_backoffice")
+
+WATCHER = role("play", "view_backoffice", "configure_tables")
+
+
+def is_staff(user) -> bool:
+    return has_role_permission(user, "view_backoffice") or has_role_permission(user, "configure_tables")
+
+
+def round_or_404(game_number: str) -> Round:
+    round = selectors.round_by_game_number(game_number=game_number)
+    if round is None:
+        raise Http404
+    return round
+
+
+def round_id_or_404(game_number: str) -> int:
+    round_id = selectors.round_id_by_game_number(game_number=game_number)
+    if round_id is None:
+        raise Http404
+    return round_id
+
+
+def table_or_404(code: str) -> Table:
+    table = Table.objects.filter(code=code).first()
+    if table is None:
+        raise Http404
+    return table
+
+
+def idempotency_key(request) -> str:
+    return request.headers.get("Idempotency-Key") or f"auto-{uuid.uuid4()}"
+
+
+def validated(serializer_class, request) -> dict:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class RoundCursorPagination(CursorPagination):
+    ordering = "-id"
+    page_size = 20
+    max_page_size = 100
+    page_size_query_param = "page_size"
+
+
+def state_response(request, round: Round, *, code: int = status.HTTP_200_OK) -> Response:
+    round.refresh_from_db()
+    data = selectors.round_view(round=round, viewer=request.user, staff=is_staff(request.user))
+    return Response(RoundViewSerializer(data).data, status=code)

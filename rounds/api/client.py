@@ -1,0 +1,177 @@
+"""The game client's endpoints (`play`): bets, Deal Now, leaving, insurance, decisions, my rounds; and what
+players and staff both watch (a round, a table's current round, common-draw statistics).
+"""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from rounds import selectors, services
+from rounds.api._common import (
+    IDEMPOTENCY_HEADER,
+    PLAYER,
+    WATCHER,
+    RoundCursorPagination,
+    idempotency_key,
+    round_id_or_404,
+    round_or_404,
+    state_response,
+    table_or_404,
+    validated,
+)
+from rounds.api.serializers import (
+    ERRORS,
+    BetPlaceSerializer,
+    BetResultSerializer,
+    DecisionResultSerializer,
+    DecisionSerializer,
+    InsuranceResultSerializer,
+    InsuranceSerializer,
+    PlayerRoundSerializer,
+    RoundErrorSerializer,
+    RoundViewSerializer,
+    StatsSerializer,
+)
+
+
+class MyRoundsApi(generics.ListAPIView):
+    """A player's own rounds, newest first."""
+
+    pagination_class = RoundCursorPagination
+    serializer_class = PlayerRoundSerializer
+    permission_classes = [PLAYER]
+
+    def get_queryset(self):
+        return selectors.rounds_for_player_query(player=self.request.user)
+
+    @extend_schema(summary="My rounds, newest first (game client history)",
+                   responses={200: PlayerRoundSerializer(many=True), 403: RoundErrorSerializer})
+    def get(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        rows = selectors.player_rounds_totals(player=request.user, rounds=page)
+        return self.get_paginated_response(PlayerRoundSerializer(rows, many=True).data)
+
+
+class TableCurrentRoundApi(APIView):
+    permission_classes = [WATCHER]
+
+    @extend_schema(summary="The round being played (or last played) at a table", responses={
+        200: RoundViewSerializer, **ERRORS})
+    def get(self, request, code: str):
+        table = table_or_404(code)
+        round = selectors.round_active_for_table(table=table) or selectors.round_latest_for_table(table=table)
+        if round is None:
+            raise Http404
+        return state_response(request, round)
+
+
+class RoundApi(APIView):
+    permission_classes = [WATCHER]
+
+    @extend_schema(summary="A round's state: players see their own spots in detail, staff everything",
+                   responses={200: RoundViewSerializer, **ERRORS})
+    def get(self, request, game_number: str):
+        return state_response(request, round_or_404(game_number))
+
+
+class BetsApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="Place bets on a spot (game client)", request=BetPlaceSerializer,
+                   parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
+    def post(self, request, game_number: str):
+        data = validated(BetPlaceSerializer, request)
+        result = services.bets_place(round_id=round_id_or_404(game_number), player=request.user,
+                                     currency=data["currency"], bets=dict(data["bets"]), seat=data["seat"],
+                                     behind=data["behind"], idempotency_key=idempotency_key(request))
+        return Response(BetResultSerializer(result).data, status=status.HTTP_201_CREATED)
+
+
+class BetsRepeatApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="Repeat my bets of the last round at this table", request=None,
+                   parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
+    def post(self, request, game_number: str):
+        round = round_or_404(game_number)
+        result = services.bets_repeat(round_id=round.pk, player=request.user,
+                                      idempotency_key=idempotency_key(request))
+        return Response(BetResultSerializer(result).data, status=status.HTTP_201_CREATED)
+
+
+class BetsDoubleApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="Double all my bets in this round", request=None, parameters=[IDEMPOTENCY_HEADER],
+                   responses={201: BetResultSerializer, **ERRORS})
+    def post(self, request, game_number: str):
+        round = round_or_404(game_number)
+        result = services.bets_double(round_id=round.pk, player=request.user,
+                                      idempotency_key=idempotency_key(request))
+        return Response(BetResultSerializer(result).data, status=status.HTTP_201_CREATED)
+
+
+class ConfirmApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="Confirm my bets (Deal Now closes betting once every seated player has)",
+                   request=None, responses={200: inline_serializer("Confirmed", {
+                       "confirmed": serializers.BooleanField(), "betting_closed": serializers.BooleanField()}),
+                       **ERRORS})
+    def post(self, request, game_number: str):
+        round = round_or_404(game_number)
+        return Response(services.betting_confirm(round_id=round.pk, player=request.user))
+
+
+class LeaveApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="I disconnect: while betting is open my bets are refunded, later they stand",
+                   request=None, responses={200: inline_serializer("Left", {
+                       "spots": serializers.ListField(child=serializers.IntegerField()),
+                       "refunded": serializers.BooleanField()}), **ERRORS})
+    def post(self, request, game_number: str):
+        round = round_or_404(game_number)
+        return Response(services.player_disconnect(round_id=round.pk, player=request.user))
+
+
+class InsuranceApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="Take or decline insurance", request=InsuranceSerializer,
+                   parameters=[IDEMPOTENCY_HEADER], responses={200: InsuranceResultSerializer, **ERRORS})
+    def post(self, request, game_number: str):
+        data = validated(InsuranceSerializer, request)
+        round = round_or_404(game_number)
+        result = services.insurance_decide(round_id=round.pk, player=request.user, take=data["take"],
+                                           idempotency_key=idempotency_key(request))
+        return Response(InsuranceResultSerializer(result).data)
+
+
+class DecisionApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="Decide: hit, stand, double or split (in turn, when legal)", request=DecisionSerializer,
+                   parameters=[IDEMPOTENCY_HEADER], responses={200: DecisionResultSerializer, **ERRORS})
+    def post(self, request, game_number: str):
+        data = validated(DecisionSerializer, request)
+        round = round_or_404(game_number)
+        result = services.decision_make(round_id=round.pk, player=request.user, action=data["action"],
+                                        seat=data["seat"], idempotency_key=idempotency_key(request))
+        return Response(DecisionResultSerializer(result).data)
+
+
+class StatsApi(APIView):
+    permission_classes = [WATCHER]
+
+    @extend_schema(summary="Common draw: what the players chose at the current step", responses={
+        200: StatsSerializer, **ERRORS})
+    def get(self, request, game_number: str):
+        round = round_or_404(game_number)
+        if not round.common_draw:
+            raise serializers.ValidationError("Decision statistics are served for common-draw rounds only.")
+        return Response(StatsSerializer(selectors.decision_stats(round=round)).data)

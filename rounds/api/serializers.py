@@ -1,0 +1,217 @@
+"""The rounds API's request and response shapes (they name the OpenAPI schema's components)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from rounds import services
+from rounds.models import CardTarget, RoundState
+
+
+class RoundErrorSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    fields = serializers.DictField(required=False, help_text="per-field problems, for invalid input")
+
+
+ERRORS = {400: RoundErrorSerializer, 403: RoundErrorSerializer, 404: RoundErrorSerializer, 409: RoundErrorSerializer}
+
+
+class BetViewSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    hand = serializers.IntegerField()
+    amount = serializers.IntegerField(help_text="minor units")
+    funding = serializers.CharField()
+
+
+class HandViewSerializer(serializers.Serializer):
+    cards = serializers.ListField(child=serializers.CharField())
+    total = serializers.IntegerField()
+    soft = serializers.BooleanField()
+    stake = serializers.IntegerField()
+    golden = serializers.IntegerField()
+    double = serializers.IntegerField()
+    free = serializers.IntegerField()
+    bust = serializers.BooleanField()
+    blackjack = serializers.BooleanField()
+
+
+class DecisionOfferSerializer(serializers.Serializer):
+    hand = serializers.IntegerField()
+    actions = serializers.ListField(child=serializers.CharField())
+    double = serializers.CharField(allow_null=True, help_text='"free", "paid" or null')
+    split = serializers.CharField(allow_null=True, help_text='"free", "paid" or null')
+    double_cost = serializers.IntegerField()
+    split_cost = serializers.IntegerField()
+    double_funded = serializers.BooleanField()
+    split_funded = serializers.BooleanField()
+    timeout_action = serializers.CharField()
+
+
+class SpotViewSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    label = serializers.CharField()
+    seat = serializers.IntegerField(allow_null=True)
+    behind = serializers.BooleanField()
+    currency = serializers.CharField()
+    player = serializers.IntegerField()
+    mine = serializers.BooleanField()
+    voided = serializers.BooleanField()
+    status = serializers.CharField()
+    insurance = serializers.BooleanField(allow_null=True)
+    confirmed = serializers.BooleanField()
+    bets = BetViewSerializer(many=True)
+    hands = HandViewSerializer(many=True)
+    decision = DecisionOfferSerializer(allow_null=True, help_text="what you may decide now, if it is your turn")
+
+
+class CardsViewSerializer(serializers.Serializer):
+    dealer = serializers.ListField(child=serializers.CharField(), help_text='"??" is the face-down hole card')
+    player = serializers.ListField(child=serializers.CharField(), help_text="common draw: the shared two cards")
+    stream = serializers.ListField(child=serializers.CharField(), help_text="common draw: the shared stream")
+    seats = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class RoundViewSerializer(serializers.Serializer):
+    game_number = serializers.CharField()
+    table = serializers.CharField()
+    profile = serializers.CharField()
+    rules = serializers.CharField()
+    common_draw = serializers.BooleanField()
+    state = serializers.ChoiceField(choices=RoundState.choices)
+    deadline = serializers.DateTimeField(allow_null=True, help_text="when the running timer ends")
+    turn_seat = serializers.IntegerField(allow_null=True)
+    opened_at = serializers.DateTimeField()
+    settled_at = serializers.DateTimeField(allow_null=True)
+    voided_at = serializers.DateTimeField(allow_null=True)
+    void_reason = serializers.CharField(allow_blank=True)
+    cards = CardsViewSerializer()
+    spots = SpotViewSerializer(many=True)
+    settlement = serializers.DictField(allow_null=True)
+
+
+class OpenRoundSerializer(serializers.Serializer):
+    table = serializers.CharField(help_text="the table code, e.g. FB01")
+
+
+class BetPlaceSerializer(serializers.Serializer):
+    currency = serializers.CharField(max_length=3)
+    seat = serializers.IntegerField(required=False, allow_null=True, default=None,
+                                    help_text="seated tables: the seat (1-7); none on a common draw")
+    behind = serializers.BooleanField(required=False, default=False, help_text="a Bet Behind on `seat`")
+    bets = serializers.DictField(
+        child=serializers.IntegerField(), help_text='stakes in minor units: "main" or "golden_chip", and side bets '
+                                                    'by name (any_pair, 21+3, hot3, perfect_pairs)')
+
+
+class BetResultSerializer(serializers.Serializer):
+    spot = serializers.IntegerField(required=False)
+    spots = serializers.ListField(child=serializers.IntegerField(), required=False)
+    bets = serializers.ListField(child=serializers.IntegerField())
+    replayed = serializers.BooleanField(default=False)
+
+
+class CardSerializer(serializers.Serializer):
+    card = serializers.CharField(max_length=8, help_text="rank A23456789TJQK + suit shdc, e.g. Ah")
+    target = serializers.ChoiceField(choices=CardTarget.values, required=False, allow_null=True, default=None,
+                                     help_text="optional check: where the studio believes the card goes")
+    seat = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class CardResultSerializer(serializers.Serializer):
+    target = serializers.CharField()
+    seat = serializers.IntegerField(allow_null=True)
+    card = serializers.CharField()
+    state = serializers.CharField()
+    malfunction = serializers.CharField(allow_blank=True, help_text="set when the card voided the round")
+
+
+class DecisionSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=services.PLAYER_ACTIONS)
+    seat = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class DecisionResultSerializer(serializers.Serializer):
+    spot = serializers.IntegerField()
+    action = serializers.CharField()
+    effective = serializers.CharField(help_text="what the rules made of it (free_double, hit after a fallback...)")
+    hand = serializers.IntegerField()
+    funded = serializers.BooleanField(allow_null=True)
+    status = serializers.CharField()
+    replayed = serializers.BooleanField(default=False)
+
+
+class InsuranceSerializer(serializers.Serializer):
+    take = serializers.BooleanField()
+
+
+class InsuranceResultSerializer(serializers.Serializer):
+    spots = serializers.ListField(child=serializers.IntegerField())
+    insurance = serializers.BooleanField()
+    bets = serializers.ListField(child=serializers.IntegerField())
+    replayed = serializers.BooleanField(default=False)
+
+
+class ReasonSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000)
+
+
+class ShoeSerializer(serializers.Serializer):
+    burn_card = serializers.CharField(required=False, allow_blank=True, default="", max_length=8)
+
+
+class TableStateSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    state = serializers.CharField()
+
+
+class RoundSummarySerializer(serializers.Serializer):
+    game_number = serializers.CharField()
+    table = serializers.CharField(source="table.code")
+    state = serializers.CharField()
+    opened_at = serializers.DateTimeField()
+    settled_at = serializers.DateTimeField(allow_null=True)
+    voided_at = serializers.DateTimeField(allow_null=True)
+
+
+class PlayerRoundSerializer(RoundSummarySerializer):
+    staked = serializers.DictField(child=serializers.IntegerField(), help_text="currency -> stakes, minor units")
+    returned = serializers.DictField(child=serializers.IntegerField(), help_text="currency -> paid back so far")
+    net = serializers.DictField(allow_null=True, help_text="the settled result of your spots, by label")
+
+
+class StatsSituationSerializer(serializers.Serializer):
+    history = serializers.ListField(child=serializers.CharField(), help_text="the choices that led here")
+    players = serializers.IntegerField()
+    counts = serializers.DictField(child=serializers.IntegerField())
+    shares = serializers.DictField(child=serializers.FloatField())
+
+
+class StatsSerializer(serializers.Serializer):
+    game_number = serializers.CharField()
+    step = serializers.IntegerField(help_text="stream cards dealt so far")
+    still_deciding = serializers.IntegerField()
+    situations = StatsSituationSerializer(many=True)
+
+
+class ReplaySerializer(serializers.Serializer):
+    game_number = serializers.CharField()
+    state = serializers.CharField()
+    matches = serializers.BooleanField()
+    differences = serializers.ListField(child=serializers.CharField())
+    error = serializers.CharField(allow_blank=True)
+    scripts = serializers.ListField(child=serializers.DictField(), help_text="round-script.md objects")
+    results = serializers.ListField(child=serializers.DictField())
+    bet_returns = serializers.DictField(child=serializers.ListField(child=serializers.IntegerField()))
+    wallet_returns = serializers.DictField(child=serializers.ListField(child=serializers.IntegerField()))
+
+
+class RecordSerializer(serializers.Serializer):
+    round = RoundSummarySerializer()
+    spots = serializers.ListField(child=serializers.DictField())
+    cards = serializers.ListField(child=serializers.DictField())
+    bets = serializers.ListField(child=serializers.DictField())
+    decisions = serializers.ListField(child=serializers.DictField())
+    transactions = serializers.ListField(child=serializers.DictField())
+    events = serializers.ListField(child=serializers.DictField())

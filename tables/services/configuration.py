@@ -1,0 +1,256 @@
+"""Every write to a table's configuration. Each change bumps `config_version` by compare-and-set and
+writes one TableChange with the whole configuration before and after, in the same durable transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from rounds.engine.sidebets import DEFAULT_PAYTABLES
+from tables.errors import TableConfigError, TableConflictError
+from tables.models import (
+    CODE_PATTERN,
+    SETTING_FIELDS,
+    BetLimit,
+    BetType,
+    SideBet,
+    Table,
+    TableChange,
+    TablePaytable,
+    TableState,
+)
+from tables.selectors import bet_types_offered, table_document
+from tables.services.validation import (
+    _check_actor,
+    _check_offered_paytables,
+    _limits_clean,
+    default_bet_limit,
+    paytable_validate,
+    profile_defaults,
+    table_settings_validate,
+)
+from tables.signals import table_closed
+
+CREATE_ONLY_OPTIONS = ("state", "limits", "paytables")
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        flat: dict[str, Any] = {}
+        for key, item in value.items():
+            flat.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return flat
+    return {prefix: value}
+
+
+def change_summary(before: dict | None, after: dict) -> str:
+    """"decks: 8 → 6; limits.main.EUR.max: 500000 → 400000" — every difference, config_version excluded."""
+    if before is None:
+        return f"Created {after['profile']} table {after['code']}"
+    old, new = _flatten(before), _flatten(after)
+    parts = []
+    for key in sorted(set(old) | set(new)):
+        if key == "config_version" or old.get(key) == new.get(key):
+            continue
+        parts.append(f"{key}: {_show(old.get(key, '—'))} → {_show(new.get(key, '—'))}")
+    return "; ".join(parts) or "No change"
+
+
+def _show(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _change_begin(*, table: Table, expected_version: int | None) -> tuple[Table, dict]:
+    fresh = Table.objects.get(pk=table.pk)
+    if expected_version is not None and fresh.config_version != expected_version:
+        raise TableConflictError(
+            f"Table {fresh.code} was changed by someone else (now version {fresh.config_version}, your form was "
+            f"version {expected_version}); reload it and apply your change again"
+        )
+    return fresh, table_document(fresh)
+
+
+def _change_commit(*, table: Table, before: dict, actor, fields: dict[str, Any], write_rows=None) -> Table | None:
+    """Bump the version by compare-and-set, write the rows, record the change. None when nothing changed."""
+    version = before["config_version"]
+    now = timezone.now()
+    updated = Table.objects.filter(pk=table.pk, config_version=version).update(
+        config_version=version + 1, updated_at=now, **fields
+    )
+    if updated != 1:
+        raise TableConflictError(f"Table {table.code} was changed by someone else meanwhile; reload and try again")
+    if write_rows is not None:
+        write_rows()
+    fresh = Table.objects.get(pk=table.pk)
+    after = table_document(fresh)
+    if {**after, "config_version": version} == before:
+        # Nothing changed: undo the version bump by rolling back this transaction's writes.
+        transaction.set_rollback(True)
+        return None
+    TableChange.objects.create(
+        table=fresh, version=fresh.config_version, actor=actor, at=now, summary=change_summary(before, after),
+        before=before, after=after,
+    )
+    return fresh
+
+
+def _sync_rows(*, table: Table, side_bets: list[str], currencies: list[str], bet_behind: bool) -> None:
+    """Offer exactly `side_bets`; keep limits for exactly the offered bet types x accepted currencies, adding
+    defaults where a bet type or currency is new."""
+    TablePaytable.objects.filter(table=table).exclude(side_bet__in=side_bets).update(offered=False)
+    for bet in side_bets:
+        row, created = TablePaytable.objects.get_or_create(
+            table=table, side_bet=bet, defaults={"offered": True, "paytable": dict(DEFAULT_PAYTABLES[bet])}
+        )
+        if not created and not row.offered:
+            TablePaytable.objects.filter(pk=row.pk).update(offered=True)
+    bet_types = bet_types_offered(side_bets=side_bets, bet_behind=bet_behind)
+    BetLimit.objects.filter(table=table).exclude(bet_type__in=bet_types).delete()
+    BetLimit.objects.filter(table=table).exclude(currency__in=currencies).delete()
+    existing = set(BetLimit.objects.filter(table=table).values_list("bet_type", "currency"))
+    BetLimit.objects.bulk_create(
+        BetLimit(table=table, **default_bet_limit(bet_type=bet_type, currency=currency))
+        for bet_type in bet_types for currency in currencies if (bet_type, currency) not in existing
+    )
+
+
+def table_create(*, actor, code: str, name: str, profile: str, currencies, **options) -> Table:
+    """A new table with the profile's rules, default side bets with the default paytables and default limits.
+
+    `options` may override any setting (see SETTING_FIELDS), and also set `state` (default closed), `limits`
+    (a list of {bet_type, currency, min, max, chips}) and `paytables` ({side_bet: {line: pay}}).
+    """
+    _check_actor(actor)
+    if not isinstance(code, str) or not re.fullmatch(CODE_PATTERN, code.strip()):
+        raise TableConfigError(f"Table code {code!r} must be 2-8 capital letters or digits, e.g. FB01", field="code")
+    code = code.strip()
+    state = options.pop("state", TableState.CLOSED)
+    if state not in TableState.values:
+        raise TableConfigError(f"State must be one of {', '.join(TableState.values)}, not {state!r}", field="state")
+    limits = options.pop("limits", None) or []
+    paytables = options.pop("paytables", None) or {}
+    settings = {**profile_defaults(profile), "name": name, "currencies": currencies, **options}
+    settings = table_settings_validate(profile=profile, values=settings)
+    side_bets = settings.pop("side_bets")
+    for bet, paytable in paytables.items():
+        paytables[bet] = paytable_validate(side_bet=bet, paytable=paytable, decks=settings["decks"])
+    for bet in side_bets:
+        if bet not in paytables:
+            paytable_validate(side_bet=bet, paytable=DEFAULT_PAYTABLES[bet], decks=settings["decks"])
+    offered_types = bet_types_offered(side_bets=side_bets, bet_behind=settings["bet_behind"])
+    custom_limits = _limits_clean(limits, bet_types=offered_types, currencies=settings["currencies"])
+    try:
+        with transaction.atomic(durable=True):
+            if Table.objects.filter(code=code).exists():
+                raise TableConfigError(f"There is already a table with code {code}", field="code")
+            table = Table.objects.create(code=code, profile=profile, state=state, **settings)
+            TablePaytable.objects.bulk_create(
+                TablePaytable(
+                    table=table, side_bet=bet, offered=bet in side_bets,
+                    paytable=paytables.get(bet, dict(DEFAULT_PAYTABLES[bet])),
+                )
+                for bet in SideBet.values
+            )
+            _sync_rows(table=table, side_bets=side_bets, currencies=settings["currencies"],
+                       bet_behind=settings["bet_behind"])
+            for limit in custom_limits.values():
+                BetLimit.objects.filter(table=table, bet_type=limit["bet_type"], currency=limit["currency"]).update(
+                    min=limit["min"], max=limit["max"], chips=limit["chips"]
+                )
+            after = table_document(table)
+            TableChange.objects.create(
+                table=table, version=table.config_version, actor=actor, at=table.created_at,
+                summary=change_summary(None, after), before=None, after=after,
+            )
+    except IntegrityError:
+        # Two operators creating the same code at once: the unique constraint decides.
+        if Table.objects.filter(code=code).exists():
+            raise TableConfigError(f"There is already a table with code {code}", field="code") from None
+        raise
+    return table
+
+
+def table_update(*, actor, table: Table, expected_version: int | None = None, **changes) -> Table:
+    """Change any of SETTING_FIELDS. Newly offered side bets, Bet Behind or currencies get default limits;
+    limits of bet types or currencies no longer offered are removed (the history keeps them)."""
+    _check_actor(actor)
+    for fixed in ("code", "profile", "state"):
+        if fixed in changes:
+            hint = "use table_state_set" if fixed == "state" else "create a new table"
+            raise TableConfigError(f"A table's {fixed} cannot be changed here; {hint}", field=fixed)
+    with transaction.atomic(durable=True):
+        fresh, before = _change_begin(table=table, expected_version=expected_version)
+        current = {field: before[field] for field in SETTING_FIELDS}
+        settings = table_settings_validate(profile=fresh.profile, values={**current, **changes})
+        side_bets = settings.pop("side_bets")
+        _check_offered_paytables(table=fresh, side_bets=side_bets, decks=settings["decks"])
+
+        def write_rows():
+            _sync_rows(table=fresh, side_bets=side_bets, currencies=settings["currencies"],
+                       bet_behind=settings["bet_behind"])
+
+        result = _change_commit(table=fresh, before=before, actor=actor, fields=settings, write_rows=write_rows)
+    return result or fresh
+
+
+def bet_limits_set(*, actor, table: Table, limits: Iterable[Mapping[str, Any]],
+                   expected_version: int | None = None) -> Table:
+    """Set the limits given ({bet_type, currency, min, max, chips} in minor units); others stay as they are.
+    Every offered bet type keeps limits in every accepted currency."""
+    _check_actor(actor)
+    limits = list(limits)
+    with transaction.atomic(durable=True):
+        fresh, before = _change_begin(table=table, expected_version=expected_version)
+        offered = bet_types_offered(side_bets=before["side_bets"], bet_behind=fresh.bet_behind)
+        cleaned = _limits_clean(limits, bet_types=offered, currencies=fresh.currencies)
+        for bet_type in offered:
+            for currency in fresh.currencies:
+                if (bet_type, currency) not in cleaned and currency not in before["limits"].get(bet_type, {}):
+                    raise TableConfigError(f"{BetType(bet_type).label} has no limits in {currency}")
+
+        def write_rows():
+            for (bet_type, currency), limit in cleaned.items():
+                BetLimit.objects.update_or_create(
+                    table=fresh, bet_type=bet_type, currency=currency,
+                    defaults={"min": limit["min"], "max": limit["max"], "chips": limit["chips"]},
+                )
+
+        result = _change_commit(table=fresh, before=before, actor=actor, fields={}, write_rows=write_rows)
+    return result or fresh
+
+
+def paytable_set(*, actor, table: Table, side_bet: str, paytable: Mapping[str, int],
+                 expected_version: int | None = None) -> TablePaytable:
+    """Replace a side bet's paytable; refused when its exact RTP at the table's deck count is 100 % or more."""
+    _check_actor(actor)
+    with transaction.atomic(durable=True):
+        fresh, before = _change_begin(table=table, expected_version=expected_version)
+        cleaned = paytable_validate(side_bet=side_bet, paytable=paytable, decks=fresh.decks)
+
+        def write_rows():
+            TablePaytable.objects.update_or_create(
+                table=fresh, side_bet=side_bet,
+                defaults={"paytable": cleaned},
+                create_defaults={"paytable": cleaned, "offered": False},
+            )
+
+        _change_commit(table=fresh, before=before, actor=actor, fields={}, write_rows=write_rows)
+    return TablePaytable.objects.get(table=fresh, side_bet=side_bet)
+
+
+def table_state_set(*, actor, table: Table, state: str, expected_version: int | None = None) -> Table:
+    _check_actor(actor)
+    if state not in TableState.values:
+        raise TableConfigError(f"State must be one of {', '.join(TableState.values)}, not {state!r}", field="state")
+    with transaction.atomic(durable=True):
+        fresh, before = _change_begin(table=table, expected_version=expected_version)
+        result = _change_commit(table=fresh, before=before, actor=actor, fields={"state": state})
+        if result is not None and state == TableState.CLOSED:
+            table_closed.send(sender=Table, table=result, at=result.updated_at)
+    return result or fresh
