@@ -5,6 +5,7 @@ from django import forms
 from django.contrib import admin
 
 from accounts.permissions import has_role_permission
+from rounds.services import table_state_change
 from tables import services
 from tables.errors import TableConfigError
 from tables.models import BetLimit, Table, TableChange, TablePaytable, TableRtpRun
@@ -82,7 +83,8 @@ class TableAdmin(RoleAdmin):
             if changed_settings:
                 table = services.table_update(actor=request.user, table=table, **changed_settings)
             if form.cleaned_data["state"] != table.state:
-                table = services.table_state_set(actor=request.user, table=table, state=form.cleaned_data["state"])
+                # Through the rounds owner, like the page and the API: closing voids the round in play.
+                table = table_state_change(actor=request.user, table=table, state=form.cleaned_data["state"])
         else:
             table = services.table_create(
                 actor=request.user, code=form.cleaned_data["code"], profile=form.cleaned_data["profile"],

@@ -6,6 +6,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.permissions import permission_required
+from rounds.services import table_state_change
 from tables import rtp, selectors, services
 from tables.errors import TableConfigError, TableConflictError
 from tables.forms import LimitsForm, PaytableForm, RtpRunForm, TableSettingsForm
@@ -186,14 +187,15 @@ def table_paytable(request, code: str, side_bet: str):
 @require_POST
 @permission_required("configure_tables")
 def table_state(request, code: str):
+    # The rounds owner, not tables.services: closing must void the round in play in the same transaction.
     table = _table_or_404(code)
     try:
         version = int(request.POST.get("version", ""))
     except ValueError:
         version = None
     try:
-        table = services.table_state_set(actor=request.user, table=table, state=request.POST.get("state", ""),
-                                         expected_version=version)
+        table = table_state_change(actor=request.user, table=table, state=request.POST.get("state", ""),
+                                   expected_version=version)
     except (TableConfigError, TableConflictError) as error:
         messages.error(request, error.message)
     else:

@@ -17,7 +17,7 @@ service and the limits they check:
     timers       round_advance, timeouts, rounds_timers_sweep
     settlement   dealer_complete, round_settle
     voids        round_void, round_void_refunds, round_reverse, spot refunds
-    table_state  table_pause / table_resume / table_close
+    table_state  table_open / table_pause / table_resume / table_close, table_state_change (page, admin)
     sweeps       rounds_recovery_sweep
 """
 
@@ -38,7 +38,7 @@ from rounds.services.opening import round_open, shoe_start
 from rounds.services.play import PLAYER_ACTIONS, STATUS_OF, decision_make
 from rounds.services.settlement import dealer_complete, round_settle
 from rounds.services.sweeps import RECOVERY_GRACE_SECONDS, rounds_recovery_sweep
-from rounds.services.table_state import table_close, table_pause, table_resume
+from rounds.services.table_state import table_close, table_open, table_pause, table_resume, table_state_change
 from rounds.services.timers import round_advance, rounds_timers_sweep
 from rounds.services.voids import round_reverse, round_void, round_void_refunds
 
@@ -70,6 +70,8 @@ __all__ = [
     "rounds_timers_sweep",
     "shoe_start",
     "table_close",
+    "table_open",
     "table_pause",
     "table_resume",
+    "table_state_change",
 ]

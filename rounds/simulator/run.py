@@ -147,9 +147,9 @@ def _tables(config: SimulationConfig, studio) -> list:
                 currencies=[config.currency], state="open", **PROFILE_FEATURES[profile], **config.table_timers,
             )
         elif table.state != "open":
-            from tables.services import table_state_set
+            from rounds.services import table_open
 
-            table = table_state_set(actor=studio, table=table, state="open")
+            table = table_open(table=table, actor=studio)
         tables.append(table)
     return tables
 

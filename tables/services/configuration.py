@@ -244,11 +244,16 @@ def paytable_set(*, actor, table: Table, side_bet: str, paytable: Mapping[str, i
     return TablePaytable.objects.get(table=fresh, side_bet=side_bet)
 
 
-def table_state_set(*, actor, table: Table, state: str, expected_version: int | None = None) -> Table:
+def table_state_set(*, actor, table: Table, state: str, expected_version: int | None = None,
+                    durable: bool = True) -> Table:
+    """The table's side of a state change: the version bump, its TableChange and, closing, `table_closed`.
+
+    Open, pause, resume and close through rounds.services (table_state_change and the like): they call this
+    with `durable=False` and, in the same transaction, void, pause or resume the round being played there."""
     _check_actor(actor)
     if state not in TableState.values:
         raise TableConfigError(f"State must be one of {', '.join(TableState.values)}, not {state!r}", field="state")
-    with transaction.atomic(durable=True):
+    with transaction.atomic(durable=durable):
         fresh, before = _change_begin(table=table, expected_version=expected_version)
         result = _change_commit(table=fresh, before=before, actor=actor, fields={"state": state})
         if result is not None and state == TableState.CLOSED:
