@@ -12,9 +12,5 @@ def user_role(user) -> str | None:
     return None
 
 
-def worker_heartbeat_get(*, probe_id: int) -> WorkerHeartbeat:
-    return WorkerHeartbeat.objects.get(pk=probe_id)
-
-
 def worker_heartbeats_recent(*, limit: int = 10) -> list[WorkerHeartbeat]:
     return list(WorkerHeartbeat.objects.select_related("requested_by")[:limit])

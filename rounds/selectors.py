@@ -1,7 +1,7 @@
 """Reads of rounds: the live view of a round, its full record, its replay, and a player's rounds.
 
-The back office (support desk, regulator) uses `round_by_game_number`, `round_full_record`, `round_replay`
-and `player_rounds`; the game client API uses `round_view` and `decision_stats`.
+The back office (support desk, regulator) uses `round_by_game_number`, `round_full_record` and `round_replay`;
+the game client API uses `round_view`, `decision_stats` and `player_rounds_totals`.
 """
 
 from __future__ import annotations
@@ -44,15 +44,7 @@ from rounds.record import (
     spot_turn,
 )
 
-PLAYER_ROUNDS_PAGE = 20
-PLAYER_ROUNDS_MAX_PAGE = 100
-
-
 # --- single rounds -----------------------------------------------------------------------------------------
-
-def round_get(*, round_id: int) -> Round | None:
-    return Round.objects.select_related("table").filter(pk=round_id).first()
-
 
 def round_by_game_number(*, game_number: str) -> Round | None:
     if not isinstance(game_number, str) or len(game_number) > 40:
@@ -321,12 +313,6 @@ class PlayerRoundRow:
         return getattr(self.round, name)
 
 
-@dataclass(frozen=True)
-class PlayerRoundsPage:
-    rows: list[PlayerRoundRow]
-    next_before: int | None  # pass as `before` for the next (older) page
-
-
 def player_rounds_totals(*, player, rounds: list[Round]) -> list[PlayerRoundRow]:
     """What the player staked and got back in each of these rounds (one query for the whole page)."""
     staked: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -343,18 +329,6 @@ def player_rounds_totals(*, player, rounds: list[Round]) -> list[PlayerRoundRow]
             net = {label: data["net"] for label, data in r.settlement["spots"].items() if data["player"] == player.pk}
         rows.append(PlayerRoundRow(r, dict(staked[r.pk]), dict(returned[r.pk]), net))
     return rows
-
-
-def player_rounds(*, player, before: int | None = None, limit: int = PLAYER_ROUNDS_PAGE) -> PlayerRoundsPage:
-    """The rounds a player bet in, newest first, paged by keyset on the round id (never by offset)."""
-    limit = max(1, min(int(limit), PLAYER_ROUNDS_MAX_PAGE))
-    rounds = rounds_for_player_query(player=player).order_by("-id")
-    if before is not None:
-        rounds = rounds.filter(id__lt=before)
-    page = list(rounds[: limit + 1])
-    shown = page[:limit]
-    return PlayerRoundsPage(rows=player_rounds_totals(player=player, rounds=shown),
-                            next_before=shown[-1].pk if len(page) > limit else None)
 
 
 def rounds_for_player_query(*, player):

@@ -126,7 +126,3 @@ def bets_by_reference(*, reference: str) -> list[Bet]:
     return list(
         Bet.objects.filter(reference=reference).select_related("account", "resolution").order_by("id")
     )
-
-
-def bet_get(*, bet_id: int) -> Bet | None:
-    return Bet.objects.filter(pk=bet_id).select_related("account", "resolution").first()

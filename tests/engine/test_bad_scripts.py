@@ -124,7 +124,6 @@ def _manage(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.skipif(not (REPO / "manage.py").exists(), reason="manage.py not scaffolded yet")
 def test_command_reports_bad_scripts_without_traceback(tmp_path: Path) -> None:
     scripts = [script for script, _reason in BAD_SCRIPTS] + [GOOD]
     (tmp_path / "all.json").write_text(json.dumps(scripts))
@@ -135,7 +134,6 @@ def test_command_reports_bad_scripts_without_traceback(tmp_path: Path) -> None:
     assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == ["G1"]
 
 
-@pytest.mark.skipif(not (REPO / "manage.py").exists(), reason="manage.py not scaffolded yet")
 def test_command_checks_shared_vectors() -> None:
     vectors = REPO.parent / "shared" / "vectors"
     done = _manage(str(vectors), "--check")
