@@ -67,7 +67,7 @@ SETTING_FIELDS = ("name", *FLAG_FIELDS, "betting_seconds", "decision_seconds", "
 
 
 class Table(models.Model):
-    """One live table: a rule profile plus the per-table flags of rules.md, features, timers and state."""
+    """One live table: a rule profile plus the per-table flags of docs/rules.md, features, timers and state."""
 
     code = models.CharField(max_length=8, unique=True, help_text="2-8 capital letters or digits, used in game numbers")
     name = models.CharField(max_length=100)
