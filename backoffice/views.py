@@ -289,6 +289,7 @@ def dashboard(request):
         "money": reports.money_by_table(rows=rtp_rows),
         "waiting": reports.rounds_waiting_settlement(now=now),
         "voided": reports.rounds_voided(since=since),
+        "stranded": reports.stranded_money(now=now),
         "rtp_rows": [row for row in rtp_rows if row.bet_type == "main"],
     }
     if request.htmx:
