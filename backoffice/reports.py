@@ -40,6 +40,7 @@ from rounds.engine.rules import Rules
 from rounds.models import ACTIVE_STATES, SIDE_KINDS, Round, RoundState
 from tables import rtp as table_rtp
 from tables.models import Table, TableState
+from wallet.audit import STRANDED_MONEY, Discrepancy, ledger_audit_run
 
 Z_95 = 1.96
 PERIODS = {"1h": ("last hour", timedelta(hours=1)), "24h": ("last 24 hours", timedelta(hours=24)),
@@ -416,6 +417,12 @@ def rounds_waiting_settlement(*, now: datetime, limit: int = 50) -> list[dict[st
                   .order_by("settling_at", "id")[:limit])
     return [{"round": r, "waiting": now - r.settling_at if r.settling_at else None,
              "stuck": r.settling_at is not None and now - r.settling_at > STUCK_SETTLING} for r in rounds]
+
+
+def stranded_money(*, now: datetime) -> list[Discrepancy]:
+    """What the ledger audit finds held that should not be (stuck rounds, stakes never resolved), oldest first."""
+    found = ledger_audit_run(now=now, groups=[STRANDED_MONEY])
+    return sorted(found, key=lambda d: (d.since is None, d.since or now, d.message))
 
 
 def rounds_voided(*, since: datetime, limit: int = 50) -> list[Round]:

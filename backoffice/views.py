@@ -30,6 +30,7 @@ from wallet import services as wallet_services
 from wallet.currencies import money_format
 from wallet.errors import WalletError
 from wallet.forms import GoldenChipGrantForm
+from wallet.keys import client_key
 
 PLAYER_PAGE_ROWS = 10
 
@@ -255,7 +256,8 @@ def player_golden_chips(request, user_id: int):
         try:
             wallet_services.golden_chips_grant(
                 player=player, currency=data["currency"], amount=data["amount_minor"], staff=request.user,
-                reason=data["reason"], idempotency_key=f"golden-chips:{data['idempotency_key']}")
+                reason=data["reason"], idempotency_key=client_key(
+                    user=request.user, operation="golden_chips_grant", key=data["idempotency_key"]))
         except WalletError as error:
             messages.error(request, f"Nothing was granted: {error.message}")
         else:
@@ -287,6 +289,7 @@ def dashboard(request):
         "money": reports.money_by_table(rows=rtp_rows),
         "waiting": reports.rounds_waiting_settlement(now=now),
         "voided": reports.rounds_voided(since=since),
+        "stranded": reports.stranded_money(now=now),
         "rtp_rows": [row for row in rtp_rows if row.bet_type == "main"],
     }
     if request.htmx:

@@ -34,6 +34,7 @@ from tables.models import BetType, Table, TableState
 from tables.selectors import bet_limit_get
 from wallet import services as wallet
 from wallet.currencies import money_format
+from wallet.keys import client_key
 from wallet.models import LedgerTransaction
 
 
@@ -194,5 +195,6 @@ def dealer_tip(*, player, table: Table, session_key: str, currency: str, amount:
     if not TablePresence.objects.filter(player=player, table=table, session_key=session_key,
                                         ended_at__isnull=True).exists():
         raise NotAtTable(f"Join table {table.code} in this window to tip its dealer.")
-    return wallet.tip(player=player, currency=currency, amount=amount, table_ref=table.code,
-                      idempotency_key=idempotency_key, actor=player, meta={"table": table.code})
+    return wallet.tip(player=player, currency=currency, amount=amount, table_ref=table.code, actor=player,
+                      idempotency_key=client_key(user=player, operation="dealer_tip", key=idempotency_key),
+                      meta={"table": table.code})

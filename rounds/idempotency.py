@@ -49,7 +49,7 @@ def request_once(*, user, key, operation: str, round_id: int, payload: dict, wri
                            [ops.adapt_json_value(result, None), request_id])
             return result
     except IntegrityError:
-        first = RoundRequest.objects.filter(user=user, key=key).first()
+        first = RoundRequest.objects.filter(user=user, operation=operation, key=key).first()
         if first is None:
             raise
     if first.fingerprint != fingerprint:

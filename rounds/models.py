@@ -347,7 +347,10 @@ class RoundEvent(models.Model):
 
 
 class RoundRequest(models.Model):
-    """An idempotency key a user sent with a bet or decision: a repeat returns the first result, moves nothing."""
+    """An idempotency key a user sent with a bet or decision: a repeat returns the first result, moves nothing.
+
+    Scoped to its user and operation, as the wallet scopes client keys (wallet.keys); the bets it holds carry a
+    ledger key made from the same three, so no other user's request and no key of the system can meet it."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     key = models.CharField(max_length=200)
@@ -358,7 +361,8 @@ class RoundRequest(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "key"], name="rounds_request_key_once_per_user")]
+        constraints = [models.UniqueConstraint(fields=["user", "operation", "key"],
+                                               name="rounds_request_key_once_per_user_operation")]
 
     def __str__(self) -> str:
         return f"{self.operation} {self.key} by {self.user_id}"

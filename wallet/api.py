@@ -12,6 +12,7 @@ from accounts.permissions import has_role_permission, missing_permission_message
 from wallet import selectors, services
 from wallet.currencies import money_format
 from wallet.errors import IdempotencyKeyRequired, InvalidRequest, UnknownAccount
+from wallet.keys import client_key
 from wallet.selectors import HISTORY_MAX_PAGE_SIZE, HISTORY_PAGE_SIZE
 
 
@@ -142,11 +143,9 @@ class HistoryView(APIView):
 class _MovementView(APIView):
     permission_classes = [role_permission("play")]
     service = None
+    operation = ""
 
     def post(self, request):
-        key = request.headers.get("Idempotency-Key")
-        if not key:
-            raise IdempotencyKeyRequired("Send an Idempotency-Key header (e.g. a UUID) so a retry moves money once.")
         data = request.data if hasattr(request.data, "get") else {}
         for name in ("currency", "amount"):
             if data.get(name) in (None, ""):
@@ -154,39 +153,50 @@ class _MovementView(APIView):
         amount = data["amount"]
         if isinstance(amount, str) and amount.isdigit():
             amount = int(amount)
-        txn = type(self).service(player=request.user, currency=data["currency"], amount=amount,
-                                 idempotency_key=key, actor=request.user)
+        key = request.headers.get("Idempotency-Key")
+        if not key:
+            raise IdempotencyKeyRequired("Send an Idempotency-Key header (e.g. a UUID) so a retry moves money once.")
+        txn = type(self).service(
+            player=request.user, currency=data["currency"], amount=amount, actor=request.user,
+            idempotency_key=client_key(user=request.user, operation=self.operation, key=key),
+        )
         entry = txn.entries.filter(account__player=request.user).select_related("account").get()
         body = MovementSerializer({
             "transaction_id": txn.pk, "kind": txn.kind, "currency": entry.account.currency,
             "amount": abs(entry.amount), "balance": entry.balance_after, "created_at": txn.created_at,
             "replayed": txn.replayed,
         }).data
-        response = Response(body, status=status.HTTP_200_OK if txn.replayed else status.HTTP_201_CREATED)
+        # A replay answers what the first request answered, marked as such (as the rounds API does).
+        response = Response(body, status=status.HTTP_201_CREATED)
         response["Location"] = reverse("wallet_home") + "?" + urlencode({"account": entry.account_id})
+        if txn.replayed:
+            response["Idempotent-Replayed"] = "true"
         return response
 
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key", str, location=OpenApiParameter.HEADER, required=True,
-    description="Unique per request; repeating it returns the first result (200) and moves nothing",
+    description="Unique per request among your own deposits (or withdrawals); repeating it returns the first "
+                "answer (201, `replayed` true, header Idempotent-Replayed) and moves nothing",
 )
 
 
 class DepositView(_MovementView):
     service = staticmethod(services.deposit)
+    operation = "deposit"
 
     @extend_schema(summary="Deposit cash", request=MovementRequestSerializer, parameters=[IDEMPOTENCY_HEADER],
-                   responses={201: MovementSerializer, 200: MovementSerializer, **ERRORS})
+                   responses={201: MovementSerializer, **ERRORS})
     def post(self, request):
         return super().post(request)
 
 
 class WithdrawView(_MovementView):
     service = staticmethod(services.withdraw)
+    operation = "withdraw"
 
     @extend_schema(summary="Withdraw cash", request=MovementRequestSerializer, parameters=[IDEMPOTENCY_HEADER],
-                   responses={201: MovementSerializer, 200: MovementSerializer, **ERRORS})
+                   responses={201: MovementSerializer, **ERRORS})
     def post(self, request):
         return super().post(request)
 

@@ -1,9 +1,17 @@
-"""The ledger audit: recompute everything the running figures claim, and name each row that disagrees."""
+"""The ledger audit: recompute everything the running figures claim, and name each row that disagrees.
 
+One audit, one command (`manage.py ledger_audit`), one result. The wallet's own checks live here; an app that
+holds money in the wallet adds the checks only it can make (rounds: stakes stranded in a round that has ended
+or stopped) with audit_check_register from its AppConfig.ready, so the wallet imports none of them.
+"""
+
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db.models import Count, F, Q, Sum, Window
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from wallet.models import (
     IN_PLAY_ACCOUNT,
@@ -22,6 +30,8 @@ class Discrepancy:
     check: str
     message: str
     ids: dict = field(default_factory=dict)
+    # When the problem began, where a check knows (money held since, a round stuck since).
+    since: datetime | None = None
 
     def __str__(self) -> str:
         ids = ", ".join(f"{name}={value}" for name, value in self.ids.items())
@@ -114,6 +124,28 @@ def _bets() -> list[Discrepancy]:
     return found
 
 
-def ledger_audit_run() -> list[Discrepancy]:
-    """Every discrepancy in the ledger; an empty list means it is sound."""
-    return [*_player_balances(), *_transactions(), *_bets()]
+# The groups of checks: the ledger's own sums, and money held that should not be (stranded).
+LEDGER = "ledger"
+STRANDED_MONEY = "stranded_money"
+
+AuditCheck = Callable[..., list[Discrepancy]]
+_checks: dict[str, tuple[str, AuditCheck]] = {}
+
+
+def audit_check_register(*, name: str, group: str, check: AuditCheck) -> None:
+    """Add a check to the audit: check(now=...) -> its discrepancies. Registering a name again replaces it."""
+    if group not in (LEDGER, STRANDED_MONEY):
+        raise ValueError(f"an audit check belongs to {LEDGER!r} or {STRANDED_MONEY!r}, not {group!r}")
+    _checks[name] = (group, check)
+
+
+audit_check_register(name="player_balances", group=LEDGER, check=lambda *, now: _player_balances())
+audit_check_register(name="transactions", group=LEDGER, check=lambda *, now: _transactions())
+audit_check_register(name="bets", group=LEDGER, check=lambda *, now: _bets())
+
+
+def ledger_audit_run(*, now: datetime | None = None, groups: Iterable[str] | None = None) -> list[Discrepancy]:
+    """Every discrepancy the registered checks find (of these groups, default all); empty means sound."""
+    now = now or timezone.now()
+    wanted = set(groups) if groups is not None else {LEDGER, STRANDED_MONEY}
+    return [found for group, check in _checks.values() if group in wanted for found in check(now=now)]

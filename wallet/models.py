@@ -92,7 +92,8 @@ class LedgerTransaction(models.Model):
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    idempotency_key = models.CharField(max_length=200, unique=True)
+    # Room for the longest key wallet.keys.client_key makes.
+    idempotency_key = models.CharField(max_length=300, unique=True)
     # sha256 of the request that created it: the same key with other content is refused, not replayed.
     fingerprint = models.CharField(max_length=64)
     reason = models.TextField(blank=True)

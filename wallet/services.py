@@ -39,6 +39,7 @@ from wallet.errors import (
     UnknownAccount,
     UnknownBet,
 )
+from wallet.keys import CLIENT_PREFIX, ClientKey, is_client_key
 from wallet.locks import AccountRow
 from wallet.models import (
     FUNDING_ACCOUNT,
@@ -96,10 +97,15 @@ def _amount_check(amount, *, what: str = "amount", zero_ok: bool = False) -> int
 
 
 def _key_check(key) -> str:
+    if isinstance(key, ClientKey):
+        return str(key)  # checked by client_key, and longer than a plain key may be
     if not isinstance(key, str) or not key.strip():
         raise InvalidIdempotencyKey("An idempotency key is required (a non-empty string, e.g. a UUID).")
     if len(key) > KEY_MAX_LENGTH:
         raise InvalidIdempotencyKey(f"An idempotency key has at most {KEY_MAX_LENGTH} characters.")
+    if is_client_key(key):
+        # Only client_key makes these, so a key the system derives can never meet a client's.
+        raise InvalidIdempotencyKey(f"A key beginning with {CLIENT_PREFIX!r} is made by wallet.keys.client_key.")
     return key
 
 
@@ -165,9 +171,11 @@ def _idempotent(
                 explain_integrity_error()
             raise
     if first.fingerprint != fingerprint:
+        # About the caller's own request only: a client key is theirs alone, and no id of any row is named.
+        named = "This idempotency key" if is_client_key(key) else f"The idempotency key {key!r}"
         raise IdempotencyConflict(
-            f"The idempotency key {key!r} was already used for a different {first.get_kind_display().lower()} "
-            f"(transaction {first.pk}); use a new key for a new request."
+            f"{named} was already used for a different {first.get_kind_display().lower()}; "
+            "use a new key for a new request."
         )
     first.replayed = True
     return replay(first)

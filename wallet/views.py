@@ -14,6 +14,7 @@ from wallet import selectors, services
 from wallet.currencies import CURRENCIES, money_format
 from wallet.errors import WalletError
 from wallet.forms import CashierConfirmForm, CashierForm
+from wallet.keys import client_key
 
 
 def _selected_account(request, *, player, accounts):
@@ -157,7 +158,8 @@ def cashier(request):
     service = services.deposit if data["operation"] == "deposit" else services.withdraw
     try:
         txn = service(player=request.user, currency=data["currency"], amount=data["amount_minor"],
-                      idempotency_key=data["idempotency_key"], actor=request.user)
+                      actor=request.user, idempotency_key=client_key(
+                          user=request.user, operation=data["operation"], key=data["idempotency_key"]))
     except WalletError as exc:
         # Back to the form with a fresh key: nothing moved, so the next attempt is a new request.
         form = CashierForm(initial={

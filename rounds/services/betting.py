@@ -26,6 +26,7 @@ from rounds.services.voids import _spots_void
 from rounds.sql import round_bets_insert
 from wallet import services as wallet
 from wallet.errors import InsufficientFunds, UnknownAccount
+from wallet.keys import client_key
 from wallet.models import AccountKind, Funding
 from wallet.selectors import player_balance
 
@@ -161,7 +162,7 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
     ]
     try:
         held_bets = wallet.bet_hold(
-            player=player, holds=specs, idempotency_key=f"round{round.pk}:bet:{player.pk}:{key}",
+            player=player, holds=specs, idempotency_key=key,
             reference=round.game_number, meta={"game": config["name"], "round": round.pk}, durable=False,
         )
     except (InsufficientFunds, UnknownAccount):
@@ -210,7 +211,7 @@ def bets_place(*, round_id: int, player, currency: str, bets: dict[str, int], id
     def write():
         round = round_lock(round_id, shared=True)
         return _place(round, player=player, seat=seat, behind=behind, currency=currency, bets=bets,
-                      key=idempotency_key, now=now)
+                      key=client_key(user=player, operation="bets_place", key=idempotency_key), now=now)
 
     return request_once(user=player, key=idempotency_key, operation="bets_place", round_id=round_id,
                         payload={"seat": seat, "behind": behind, "currency": currency, "bets": bets}, write=write)
@@ -227,7 +228,7 @@ def bets_repeat(*, round_id: int, player, idempotency_key: str, now: datetime | 
         placements = selectors.last_bets(table=round.table, player=player, before_round_id=round.pk)
         if not placements:
             raise BetRefused(f"You have no earlier bets at table {round.config['code']} to repeat.")
-        return _places(round, player, placements, idempotency_key, now)
+        return _places(round, player, placements, idempotency_key, now, operation="bets_repeat")
 
     return request_once(user=player, key=idempotency_key, operation="bets_repeat", round_id=round_id, payload={},
                         write=write)
@@ -250,19 +251,20 @@ def bets_double(*, round_id: int, player, idempotency_key: str, now: datetime | 
                                "bets": dict(bets)})
         if not placements:
             raise BetRefused("You have no bets in this round to double.")
-        return _places(round, player, placements, idempotency_key, now)
+        return _places(round, player, placements, idempotency_key, now, operation="bets_double")
 
     return request_once(user=player, key=idempotency_key, operation="bets_double", round_id=round_id, payload={},
                         write=write)
 
 
-def _places(round: Round, player, placements: list[dict], key: str, now: datetime) -> dict[str, Any]:
+def _places(round: Round, player, placements: list[dict], key: str, now: datetime, *,
+            operation: str) -> dict[str, Any]:
     # Seats before the Bet Behinds, so a player's own seats exist before anything is checked against them.
     results = []
     for index, placement in enumerate(sorted(placements, key=lambda p: (p["behind"], p["seat"] or 0))):
         results.append(_place(round, player=player, seat=placement["seat"], behind=placement["behind"],
                               currency=placement["currency"], bets=_bets_check(placement["bets"]),
-                              key=f"{key}:{index}", now=now))
+                              key=client_key(user=player, operation=operation, key=f"{key}:{index}"), now=now))
     return {"spots": [r["spot"] for r in results], "bets": [b for r in results for b in r["bets"]]}
 
 

@@ -34,8 +34,9 @@ def test_deposit_then_a_repeat_with_the_same_key_moves_money_once(client_for, pl
         "transaction_id": first.json()["transaction_id"], "kind": "deposit", "currency": "EUR", "amount": 50_00,
         "balance": 50_00, "created_at": None, "replayed": False}
     again = post(client, "api_wallet_deposit", {"currency": "EUR", "amount": 50_00}, key="k-1")
-    assert again.status_code == 200 and again.json()["replayed"]
-    assert again.json()["transaction_id"] == first.json()["transaction_id"]
+    assert (again.status_code, again.json()) == (201, {**first.json(), "replayed": True})
+    assert (again["Idempotent-Replayed"], again["Location"]) == ("true", first["Location"])
+    assert "Idempotent-Replayed" not in first
     conflict = post(client, "api_wallet_deposit", {"currency": "EUR", "amount": 60_00}, key="k-1")
     assert conflict.status_code == 409 and conflict.json()["code"] == "idempotency_conflict"
     withdrawn = post(client, "api_wallet_withdraw", {"currency": "EUR", "amount": 20_00}, key="k-2")
@@ -111,7 +112,7 @@ def test_the_schema_documents_the_idempotency_header(client_for, player):
     schema = client_for(player).get(reverse("api-schema"), {"format": "json"}).json()
     deposit = schema["paths"]["/api/wallet/deposit/"]["post"]
     assert {"name": "Idempotency-Key", "in": "header"}.items() <= deposit["parameters"][0].items()
-    assert {"201", "200", "400", "409"} <= set(deposit["responses"])
+    assert {"201", "400", "409"} <= set(deposit["responses"])
     assert "/api/wallet/players/{user_id}/history/" in schema["paths"]
 
 

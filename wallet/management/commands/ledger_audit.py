@@ -7,7 +7,8 @@ from wallet.models import Account, Bet, LedgerTransaction
 class Command(BaseCommand):
     help = (
         "Recompute every balance from the ledger's entries, check every transaction sums to zero per currency, "
-        "every bet is resolved at most once and bets in play equal the unresolved bets. Exit code 1 on any "
+        "every bet is resolved at most once and bets in play equal the unresolved bets; and the checks other "
+        "apps register, such as stakes stranded in rounds that ended or got stuck. Exit code 1 on any "
         "discrepancy."
     )
 
