@@ -111,10 +111,12 @@ def stranded_money_check(*, now: datetime) -> list[Discrepancy]:
         elif round.state == RoundState.VOIDED and round.refunds_done_at is not None:
             message = (f"Round {round.game_number} at table {round.table.code} was voided and its refunds marked "
                        f"done at {_when(round.refunds_done_at)}, yet {held.text()} of its stakes are still held.")
-        elif round.state in ACTIVE_STATES and round.opened_at <= now - HELD_TOO_LONG:
-            message = (f"Round {round.game_number} at table {round.table.code} opened at {_when(round.opened_at)} "
-                       f"and is still {round.get_state_display().lower()} {_age(now - round.opened_at)} later: "
-                       f"{held.text()} of stakes are held in it.")
+        elif round.state in ACTIVE_STATES and held.since <= now - HELD_TOO_LONG:
+            # Measured from the oldest stake, not the round's start: a round paused for an hour and then bet on
+            # holds nothing stranded.
+            message = (f"Round {round.game_number} at table {round.table.code} is still "
+                       f"{round.get_state_display().lower()}, and {held.text()} of its stakes have been held since "
+                       f"{_when(held.since)} ({_age(now - held.since)}).")
         if message:
             found.append(Discrepancy("round_stakes_held", message, _round_ids(round), since=held.since))
     for spot_id, held in sorted(by_voided_spot.items()):

@@ -11,8 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from rounds import services
-from rounds.stranded_money import HELD_TOO_LONG, STUCK_AFTER
 from rounds.models import Round, RoundState, Spot
+from rounds.stranded_money import HELD_TOO_LONG, STUCK_AFTER
+from tests.rounds.factories import new_key
 from wallet.audit import STRANDED_MONEY, ledger_audit_run
 
 
@@ -86,12 +87,13 @@ def test_a_hold_left_pending_in_a_settled_round_is_reported(capsys, client_for, 
 def test_stakes_held_in_a_round_in_play_for_too_long_are_reported(capsys, client_for, operator, play,
                                                                   free_bet_table, funded):
     player = funded()
-    r = held_round(play, free_bet_table, player)
-    opened = timezone.now() - HELD_TOO_LONG - timedelta(minutes=10)
-    Round.objects.filter(pk=r.id).update(opened_at=opened)
+    placed = timezone.now() - HELD_TOO_LONG - timedelta(minutes=10)
+    r = play(free_bet_table, now=placed)
+    services.bets_place(round_id=r.id, player=player, currency="EUR", bets={"main": 1000},
+                        idempotency_key=new_key(), now=placed)
     game = r.refresh().game_number
-    audit_fails_with(capsys, f"opened at {opened:%Y-%m-%d %H:%M:%S} UTC and is still betting open 70 minutes later",
-                     "10.00 EUR (1 bet) of stakes are held in it")
+    audit_fails_with(capsys, f"Round {game} at table FB01 is still betting open, and 10.00 EUR (1 bet) of its "
+                     f"stakes have been held since {placed:%Y-%m-%d %H:%M:%S} UTC (70 minutes)")
     dashboard_shows(client_for, operator, game, "is still betting open")
 
 
