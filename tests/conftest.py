@@ -55,12 +55,20 @@ def personas(operator, support, player, player2):
 
 @pytest.fixture
 def client_for(client):
+    """A new client signed in as `user` (None: anonymous). Staff have passed their second factor too, on a real
+    enrolled authenticator; `client_for(user, second_factor=False)` stops after the password, as a stolen
+    password would."""
     from django.test import Client
 
-    def make(user):
+    from accounts.sign_in import client_sign_in
+
+    def make(user, *, second_factor: bool = True):
         new = Client()
         if user is not None:
-            new.force_login(user)
+            if second_factor:
+                client_sign_in(new, user)
+            else:
+                new.force_login(user, backend="accounts.backends.RoleBackend")
         return new
 
     return make
