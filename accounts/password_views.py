@@ -5,6 +5,7 @@ from django.contrib.auth import get_user_model, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import PasswordChangeForm
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors, services
@@ -28,6 +29,7 @@ def password_change(request):
                   status=400 if request.method == "POST" else 200)
 
 
+@never_cache
 @require_POST
 @permission_required("lookup_players")
 def player_password_reset(request, user_id: int):

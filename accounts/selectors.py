@@ -27,8 +27,11 @@ def login_records_recent(*, user, limit: int = 10) -> list:
     return list(LoginRecord.objects.filter(user=user).order_by("-id")[:limit])
 
 
-def api_tokens_of(*, user) -> list[ApiToken]:
-    return list(ApiToken.objects.filter(user=user).order_by("-id"))
+def api_tokens_of(*, user, active: bool = False) -> list[ApiToken]:
+    tokens = ApiToken.objects.filter(user=user)
+    if active:
+        tokens = tokens.filter(revoked_at__isnull=True)
+    return list(tokens.order_by("-id"))
 
 
 def api_token_get(*, token_id: int) -> ApiToken:
