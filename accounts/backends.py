@@ -16,7 +16,7 @@ from django.db import connection
 
 
 @cache
-def _user_sql(user_model) -> tuple[str, list]:
+def _user_sql(user_model, where: str = "u.id = %s") -> tuple[str, list]:
     fields = list(user_model._meta.concrete_fields)
     columns = ", ".join(f"u.{field.column}" for field in fields)
     table = user_model._meta.db_table
@@ -28,9 +28,13 @@ def _user_sql(user_model) -> tuple[str, list]:
         "  ON x.user_id = u.id "
         "LEFT JOIN auth_permission p ON p.id = x.permission_id "
         "LEFT JOIN django_content_type ct ON ct.id = p.content_type_id "
-        "WHERE u.id = %s"
+        f"WHERE {where}"
     )
     return sql, fields
+
+
+# An API key's user, found by the key's digest in the same one statement.
+_BY_API_TOKEN = "u.id = (SELECT t.user_id FROM accounts_apitoken t WHERE t.digest = %s AND t.revoked_at IS NULL)"
 
 
 class RoleBackend(ModelBackend):
@@ -40,9 +44,16 @@ class RoleBackend(ModelBackend):
             user_id = user_model._meta.pk.to_python(user_id)
         except (ValidationError, TypeError, ValueError):
             return None
-        sql, fields = _user_sql(user_model)
+        return self._user_where(_user_sql(user_model), user_id)
+
+    def get_user_by_api_token(self, digest: str):
+        return self._user_where(_user_sql(get_user_model(), _BY_API_TOKEN), digest)
+
+    def _user_where(self, query: tuple[str, list], value):
+        user_model = get_user_model()
+        sql, fields = query
         with connection.cursor() as cursor:
-            cursor.execute(sql, [user_id])
+            cursor.execute(sql, [value])
             rows = cursor.fetchall()
         if not rows:
             return None

@@ -23,6 +23,11 @@ ROLE_PERMISSIONS = {
 }
 
 
+STAFF_ROLES = (OPERATOR, SUPPORT)
+# Holding any of these makes a user staff: they sign in with a second factor and a stronger password.
+STAFF_PERMISSIONS = frozenset(codename for role in STAFF_ROLES for codename in ROLE_PERMISSIONS[role])
+
+
 def roles_for_permission(codename: str) -> list[str]:
     return [role for role, codenames in ROLE_PERMISSIONS.items() if codename in codenames]
 

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts import selectors as account_selectors
 from accounts.permissions import has_role_permission, permission_required
 from backoffice import charts, reports, selectors
 from players import selectors as player_selectors
@@ -197,6 +198,9 @@ def player_page(request, user_id: int):
         "presences": player_selectors.player_presences_live(player=player),
         "open_rounds": selectors.player_open_rounds(player=player),
         "grants": selectors.player_golden_chip_grants(player=player),
+        "login_records": account_selectors.login_records_recent(user=player, limit=15),
+        "api_tokens": account_selectors.api_tokens_of(user=player, active=True),
+        "password_change_demanded": account_selectors.password_change_demanded(user=player),
         "can_moderate": has_role_permission(request.user, "lookup_players"),
         "can_grant": has_role_permission(request.user, "grant_golden_chips"),
         "note_form": NoteForm(), "chat_form": ChatForm(),

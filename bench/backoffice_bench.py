@@ -406,6 +406,7 @@ def measure(*, calls: int, real: dict) -> list[tuple[str, dict, bool]]:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from accounts.sign_in import client_sign_in
     from backoffice import selectors as backoffice
     from rounds.models import Round
     from rounds.selectors import round_by_game_number
@@ -425,8 +426,8 @@ def measure(*, calls: int, real: dict) -> list[tuple[str, dict, bool]]:
     accounts = {a.player_id: a for a in Account.objects.filter(player__in=typical, kind="player_cash")}
 
     support, player = Client(), Client()
-    support.force_login(real["support"])
-    player.force_login(heavy)
+    client_sign_in(support, real["support"])
+    client_sign_in(player, heavy)
 
     def http(client, expect):
         def call(url):
@@ -462,7 +463,7 @@ def measure(*, calls: int, real: dict) -> list[tuple[str, dict, bool]]:
          _timed(http(support, 200), [f"/support/players/{heavy.pk}/"] * (calls // 4)), False),
     ]
     operator = Client()
-    operator.force_login(real["studio"])
+    client_sign_in(operator, real["studio"])
     figures.append(("Operator dashboard `GET /dashboard/` (last hour)",
                     _timed(http(operator, 200), ["/dashboard/"] * 20, warm=2), False))
     figures.append(("Operator dashboard `GET /dashboard/?period=30d` (from the daily totals)",
@@ -477,10 +478,11 @@ def rollups(operator_client_user) -> dict:
     from django.core.management import call_command
     from django.test import Client
 
+    from accounts.sign_in import client_sign_in
     from backoffice.models import RtpDay
 
     client = Client()
-    client.force_login(operator_client_user)
+    client_sign_in(client, operator_client_user)
     RtpDay.objects.all().delete()  # --reuse: start from no totals, as after a fresh load
     started = time.perf_counter()
     assert client.get("/dashboard/rtp/").status_code == 200

@@ -81,7 +81,7 @@ def setup(clients: int) -> dict:
         deposit(player=user, currency="EUR", amount=100_00, idempotency_key=f"http-bench-{index}")
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        session[BACKEND_SESSION_KEY] = settings.ROLE_BACKEND
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
         return user.pk, session.session_key

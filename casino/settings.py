@@ -1,5 +1,6 @@
 """One settings file for every environment: development, tests and production differ only by environment values."""
 
+from datetime import timedelta
 from pathlib import Path
 
 from casino.env import database_from_url, env_bool, env_int, env_list, env_str
@@ -23,6 +24,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
+    "axes",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -41,9 +46,15 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    # Both read only the session (loaded already): no statement of their own on a request.
+    "accounts.middleware.SessionAgeMiddleware",
+    "accounts.middleware.LoginStepsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a lockout flagged during authenticate() into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -69,12 +80,52 @@ DATABASES = {"default": database_from_url(env_str("DATABASE_URL", "sqlite:///var
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Django's model backend and database sessions, each read with one plain statement (every API request does).
-AUTHENTICATION_BACKENDS = ["accounts.backends.RoleBackend"]
+# django-axes comes first: it refuses a locked-out username or address before any password is checked. It
+# authenticates no one, so sessions name RoleBackend (ROLE_BACKEND) and are read by it.
+ROLE_BACKEND = "accounts.backends.RoleBackend"
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", ROLE_BACKEND]
 SESSION_ENGINE = "accounts.sessions"
 
+# Sessions: an idle staff session ends after SESSION_IDLE_STAFF_SECONDS without a request, a player's after
+# SESSION_IDLE_PLAYER_SECONDS, and any session SESSION_MAX_AGE_SECONDS after its login, however busy.
+SESSION_IDLE_STAFF_SECONDS = env_int("SESSION_IDLE_STAFF_SECONDS", 30 * 60)
+SESSION_IDLE_PLAYER_SECONDS = env_int("SESSION_IDLE_PLAYER_SECONDS", 2 * 60 * 60)
+SESSION_MAX_AGE_SECONDS = env_int("SESSION_MAX_AGE_SECONDS", 12 * 60 * 60)
+SESSION_COOKIE_AGE = SESSION_MAX_AGE_SECONDS
+# The stored expiry moves forward at most this often, so a busy session is written about once a minute, not on
+# every request; the idle limit is therefore exact to within this many seconds.
+SESSION_IDLE_REFRESH_SECONDS = env_int("SESSION_IDLE_REFRESH_SECONDS", 60)
+
+# Login lockout (django-axes), through every door that checks a password (the login page and the admin's):
+# LOGIN_FAILURE_LIMIT failures for one username, or from one address, lock that username or address out for
+# LOGIN_LOCKOUT_MINUTES. A successful login clears its username's failures.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+# A try during the lockout does not restart it: the page can then say exactly when to try again.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "accounts.client.client_ip"
+# Our append-only login records keep every login, logout and failure; axes keeps only what locks.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False
+# The address a login record and the lockout count: REMOTE_ADDR, or the last X-Forwarded-For hop when the
+# process sits behind a proxy of ours that sets it (never trusted otherwise: a client can send anything).
+TRUSTED_PROXY = env_bool("TRUSTED_PROXY", False)
+
+# Second factor for staff (TOTP, django-otp), with single-use recovery codes.
+OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Live Blackjack")
+SECOND_FACTOR_RECOVERY_CODES = 10
+
+_PASSWORD_VALIDATION = "django.contrib.auth.password_validation"
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
-    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": f"{_PASSWORD_VALIDATION}.MinimumLengthValidator"},
+    {"NAME": f"{_PASSWORD_VALIDATION}.CommonPasswordValidator"},
+    # Staff (operator, support, admin) also need these; a player's password is left as it was.
+    {"NAME": "accounts.passwords.StaffMinimumLengthValidator", "OPTIONS": {"min_length": 12}},
+    {"NAME": "accounts.passwords.StaffUserAttributeSimilarityValidator"},
+    {"NAME": "accounts.passwords.StaffNumericPasswordValidator"},
 ]
 if env_bool("FAST_PASSWORD_HASHER", False):
     # Tests only: PBKDF2 at production strength costs ~0.3 s per login.
@@ -128,8 +179,10 @@ CELERY_TIMEZONE = "UTC"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # The browser: its session (CSRF checked); game clients: a revocable token (no CSRF). No Basic auth.
+        # The session comes first so an anonymous request is still a 403 with our error body, as before.
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        "accounts.tokens.ApiTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

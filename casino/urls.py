@@ -9,6 +9,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/auth/", include("accounts.api_urls")),
     path("api/wallet/", include("wallet.api_urls")),
     path("api/tables/", include("tables.api_urls")),
     path("api/rounds/", include("rounds.api_urls")),

@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts import selectors as account_selectors
 from accounts.permissions import permission_required
 from players import selectors, services
 from players.errors import PlayerRequestError
@@ -43,7 +44,11 @@ def player_settings(request):
     else:
         form = SettingsForm(initial={name: getattr(profile, name) for name in SettingsForm.base_fields})
         status = 200
-    return render(request, "players/settings.html", {"form": form, "profile": profile}, status=status)
+    return render(request, "players/settings.html", {
+        "form": form, "profile": profile,
+        "login_records": account_selectors.login_records_recent(user=request.user),
+        "api_tokens": account_selectors.api_tokens_of(user=request.user, active=True),
+    }, status=status)
 
 
 def _table_or_404(code: str) -> Table:

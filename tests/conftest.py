@@ -55,15 +55,56 @@ def personas(operator, support, player, player2):
 
 @pytest.fixture
 def client_for(client):
+    """A new client signed in as `user` (None: anonymous). Staff have passed their second factor too, on a real
+    enrolled authenticator; `client_for(user, second_factor=False)` stops after the password, as a stolen
+    password would."""
     from django.test import Client
 
-    def make(user):
-        new = Client()
+    from accounts.sign_in import client_sign_in
+
+    def make(user, *, second_factor: bool = True, **client_options):
+        new = Client(**client_options)
         if user is not None:
-            new.force_login(user)
+            if second_factor:
+                client_sign_in(new, user)
+            else:
+                new.force_login(user, backend="accounts.backends.RoleBackend")
         return new
 
     return make
+
+
+def totp_code_for_secret(secret: str) -> str:
+    """The code an authenticator app shows now for the base32 secret an enrolment page shows."""
+    from base64 import b32decode
+
+    from django_otp.oath import TOTP
+
+    return f"{TOTP(b32decode(secret.replace(' ', ''))).token():06d}"
+
+
+def browser_sign_in(page, base_url: str, username: str, password: str | None = None) -> None:
+    """Sign in through the real pages as a person would: the password, then for staff the second factor,
+    enrolling an authenticator from the secret the page shows when they have none yet."""
+    page.goto(f"{base_url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password or f"pw-{username}")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda url: "/login/" not in url)
+    if "/verify/enrol/" in page.url:
+        page.get_by_label("Code from the app").fill(totp_code_for_secret(page.locator("[data-secret]").inner_text()))
+        page.get_by_role("button", name="Confirm").click()
+        page.get_by_role("link", name="I have saved them: continue").click()
+        page.wait_for_url(lambda url: "/verify/" not in url)
+    elif "/verify/" in page.url:
+        from django_otp.plugins.otp_totp.models import TOTPDevice
+
+        from accounts.sign_in import totp_code_now
+
+        device = TOTPDevice.objects.get(user__username=username, confirmed=True)
+        page.get_by_label("Code").fill(totp_code_now(device))
+        page.get_by_role("button", name="Verify").click()
+        page.wait_for_url(lambda url: "/verify/" not in url)
 
 
 def _database_url_for_worker() -> str:

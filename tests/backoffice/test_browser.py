@@ -9,7 +9,7 @@ import pytest
 from django.db import connections
 
 from tests.backoffice.conftest import settle_classic
-from tests.conftest import OUTPUT
+from tests.conftest import OUTPUT, browser_sign_in
 
 PHONE = {"width": 390, "height": 844}
 
@@ -29,10 +29,7 @@ def page(chromium):
 
 
 def sign_in(page, live_server, username):
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(f"pw-{username}")
-    page.get_by_role("button", name="Sign in").click()
+    browser_sign_in(page, live_server.url, username)
 
 
 def nothing_wider_than_a_phone(page) -> list:

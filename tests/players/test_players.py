@@ -4,7 +4,6 @@ import re
 import uuid
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from players import selectors, services
@@ -30,16 +29,10 @@ def rich(player):
     return player
 
 
-def signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 # --- settings ----------------------------------------------------------------------------------------------
 
-def test_settings_are_stored_on_the_profile_and_read_back_on_another_device(player):
-    phone, laptop = signed_in(player), signed_in(player)
+def test_settings_are_stored_on_the_profile_and_read_back_on_another_device(client_for, player):
+    phone, laptop = client_for(player), client_for(player)
     assert selectors.player_profile(player=player).sound_volume == 70
     assert not PlayerProfile.objects.exists()  # reading writes nothing
     response = phone.post(reverse("player_settings"), {
@@ -56,8 +49,8 @@ def test_settings_are_stored_on_the_profile_and_read_back_on_another_device(play
                    "hide_others_chat": True, "chat_disabled": False, "chat_disabled_reason": ""}
 
 
-def test_settings_refuse_bad_input_and_write_nothing(player):
-    client = signed_in(player)
+def test_settings_refuse_bad_input_and_write_nothing(client_for, player):
+    client = client_for(player)
     response = client.post(reverse("player_settings"), {"sound_volume": "140", "video_quality": "8k"})
     assert response.status_code == 400 and not PlayerProfile.objects.exists()
     api = client.put("/api/players/me/settings/", {"sound_volume": -1}, content_type="application/json")
@@ -68,18 +61,18 @@ def test_settings_refuse_bad_input_and_write_nothing(player):
     assert not PlayerProfile.objects.exists()
 
 
-def test_the_api_stores_settings_for_every_device(player):
-    client = signed_in(player)
+def test_the_api_stores_settings_for_every_device(client_for, player):
+    client = client_for(player)
     body = {"sound_on": False, "sound_volume": 0, "dealer_voice": False, "video_quality": "off",
             "hide_others_chat": False}
     assert client.put("/api/players/me/settings/", body, content_type="application/json").status_code == 200
-    assert signed_in(player).get("/api/players/me/settings/").json()["video_quality"] == "off"
+    assert client_for(player).get("/api/players/me/settings/").json()["video_quality"] == "off"
 
 
 # --- presence ----------------------------------------------------------------------------------------------
 
-def test_a_player_sits_at_several_tables_and_another_session_takes_a_table_over(player, tables):
-    first, second = signed_in(player), signed_in(player)
+def test_a_player_sits_at_several_tables_and_another_session_takes_a_table_over(client_for, player, tables):
+    first, second = client_for(player), client_for(player)
     for table in tables:
         assert first.post(reverse("player_table_join", args=[table.code])).status_code == 302
     assert TablePresence.objects.filter(player=player, ended_at__isnull=True).count() == 2
@@ -100,17 +93,17 @@ def test_a_player_sits_at_several_tables_and_another_session_takes_a_table_over(
     assert "You sit at this table in another window or device." in lobby
 
 
-def test_joining_a_closed_table_is_refused(player, tables):
+def test_joining_a_closed_table_is_refused(client_for, player, tables):
     closed = TableFactory(code="PL09", state="closed")
     with pytest.raises(TableNotOpen):
         services.table_join(player=player, table=closed, session_key="abc")
-    response = signed_in(player).post(reverse("player_table_join", args=["PL09"]))
+    response = client_for(player).post(reverse("player_table_join", args=["PL09"]))
     assert response.status_code == 302 and not TablePresence.objects.exists()
-    assert signed_in(player).post(reverse("player_table_join", args=["NOPE"])).status_code == 404
+    assert client_for(player).post(reverse("player_table_join", args=["NOPE"])).status_code == 404
 
 
-def test_leaving_ends_only_this_sessions_presence(player, tables):
-    client = signed_in(player)
+def test_leaving_ends_only_this_sessions_presence(client_for, player, tables):
+    client = client_for(player)
     client.post(reverse("player_table_join", args=["PL01"]))
     client.post(reverse("player_table_leave", args=["PL01"]))
     presence = TablePresence.objects.get(player=player)
@@ -118,12 +111,12 @@ def test_leaving_ends_only_this_sessions_presence(player, tables):
     assert services.table_leave(player=player, table=tables[0], session_key="other") is False
 
 
-def test_logging_out_leaves_the_tables_of_that_session_only(player, tables):
-    here, elsewhere = signed_in(player), signed_in(player)
+def test_logging_out_leaves_the_tables_of_that_session_only(client_for, player, tables):
+    here, elsewhere = client_for(player), client_for(player)
     here.post(reverse("player_table_join", args=["PL01"]))
     here.post(reverse("player_table_join", args=["PL02"]))
     elsewhere.post(reverse("player_table_join", args=["PL02"]))  # takes PL02 over from the first session
-    other = signed_in(player)
+    other = client_for(player)
     assert other.post(reverse("logout")).status_code == 302  # a session at no table: nothing ends
     assert TablePresence.objects.filter(ended_at__isnull=True).count() == 2
     here.post(reverse("logout"))
@@ -132,13 +125,13 @@ def test_logging_out_leaves_the_tables_of_that_session_only(player, tables):
     assert TablePresence.objects.get(table__code="PL01").end_reason == PresenceEnd.LOGGED_OUT
 
 
-def test_a_table_that_closes_has_nobody_left_at_it(player, player2, tables, operator):
+def test_a_table_that_closes_has_nobody_left_at_it(client_for, player, player2, tables, operator):
     from tables import services as table_services
 
-    client = signed_in(player)
+    client = client_for(player)
     client.post(reverse("player_table_join", args=["PL01"]))
     client.post(reverse("player_table_join", args=["PL02"]))
-    signed_in(player2).post(reverse("player_table_join", args=["PL01"]))
+    client_for(player2).post(reverse("player_table_join", args=["PL01"]))
     table_services.table_state_set(actor=operator, table=tables[0], state="paused")
     assert TablePresence.objects.filter(ended_at__isnull=True).count() == 3  # a pause keeps everyone seated
     table_services.table_state_set(actor=operator, table=tables[0], state="closed")
@@ -152,8 +145,8 @@ def test_a_table_that_closes_has_nobody_left_at_it(player, player2, tables, oper
 
 # --- tips --------------------------------------------------------------------------------------------------
 
-def test_a_player_at_a_table_tips_its_dealer_once_per_request(rich, tables):
-    client = signed_in(rich)
+def test_a_player_at_a_table_tips_its_dealer_once_per_request(client_for, rich, tables):
+    client = client_for(rich)
     client.post(reverse("player_table_join", args=["PL01"]))
     key = str(uuid.uuid4())
     url = reverse("player_table_tip", args=["PL01"])
@@ -172,8 +165,8 @@ def test_a_player_at_a_table_tips_its_dealer_once_per_request(rich, tables):
     ("5", "USD", "Select a valid choice"),
     ("50", "GBP", "not GBP"),  # the player holds no GBP
 ])
-def test_bad_tips_are_refused_with_a_reason_and_move_nothing(rich, tables, amount, currency, message):
-    client = signed_in(rich)
+def test_bad_tips_are_refused_with_a_reason_and_move_nothing(client_for, rich, tables, amount, currency, message):
+    client = client_for(rich)
     client.post(reverse("player_table_join", args=["PL01"]))
     response = client.post(reverse("player_table_tip", args=["PL01"]),
                            {"currency": currency, "amount": amount, "idempotency_key": str(uuid.uuid4())})

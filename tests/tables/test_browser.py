@@ -5,7 +5,7 @@ import pytest
 from django.db import connections
 
 from tables import rtp
-from tests.conftest import OUTPUT
+from tests.conftest import OUTPUT, browser_sign_in
 
 # Perfect Pairs with 6 decks: perfect 5/311, coloured 6/311, mixed 12/311 (the rest loses).
 PP_30 = rtp.percent(Fraction(5 * 31 + 6 * 13 + 12 * 7, 311))  # 101.9293: refused
@@ -34,10 +34,7 @@ def test_operator_creates_a_table_edits_limits_and_a_paytable_watching_the_live_
     from tables.models import BetLimit, Table, TableChange, TablePaytable
 
     page = browser_page
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("olivia_operator")
-    page.get_by_label("Password").fill("pw-olivia_operator")
-    page.get_by_role("button", name="Sign in").click()
+    browser_sign_in(page, live_server.url, "olivia_operator")
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Tables").click()
     expect(page.get_by_role("heading", name="Tables")).to_be_visible()
     page.get_by_role("link", name="New table").click()

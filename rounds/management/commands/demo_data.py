@@ -6,12 +6,13 @@ none settled yet, so a second `make run` adds nothing.
 """
 
 import time
+from base64 import b32encode
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from accounts import roles
-from accounts.services import roles_sync, user_create
+from accounts.services import roles_sync, second_factor_enrol_with_key, user_create
 from rounds.models import Round, RoundState
 from rounds.simulator import ScriptedEvent, SimulationConfig, simulation_run
 from rounds.simulator.habits import DEMO_NAMES
@@ -24,6 +25,9 @@ STAFF = [
     ("support", "support-demo", roles.SUPPORT, "Sam"),
 ]
 PLAYER_PASSWORD = "{name}-demo"
+# Staff sign in with a second factor. The demo's are enrolled with these known secrets (20 bytes each), printed
+# beside the logins: add one to an authenticator app, or ask `manage.py second_factor_code <username>`.
+DEMO_TOTP_KEYS = {"operator": b"demo-operator-totp!!", "support": b"demo-support-totp!!!"}
 # One table per profile, with the profile's default limits and paytables, and every feature of it switched on.
 DEMO_TABLES = [
     ("FB01", "Free Bet Blackjack", "free_bet", {}),
@@ -78,12 +82,27 @@ class Command(BaseCommand):
                 f"{report.stats['placements']} placements, {report.stats['cards']} cards, "
                 f"in {report.seconds:.0f} s"
             )
+        secrets = {name: self._authenticator(staff[name], key) for name, key in DEMO_TOTP_KEYS.items()}
         self.stdout.write(f"Demo data ready in {time.monotonic() - started:.0f} s. Logins (username / password):")
         for name, password, role, _first in STAFF:
-            self.stdout.write(f"  {role:<9} {name:<9} / {password}")
+            self.stdout.write(f"  {role:<9} {name:<9} / {password}   then the code of authenticator secret "
+                              f"{secrets[name]}")
+        self.stdout.write("  (staff codes without a phone: .venv/bin/python manage.py second_factor_code operator)")
         for name in names:
             if get_user_model().objects.filter(username=name).exists():
                 self.stdout.write(f"  {roles.PLAYER:<9} {name:<9} / {PLAYER_PASSWORD.format(name=name)}")
+
+    def _authenticator(self, user, key: bytes) -> str:
+        """The demo account's authenticator, enrolled once with its known secret; returns the secret as an app
+        takes it (base32). An account reset with second_factor_reset enrols anew at its next sign-in."""
+        from django_otp.plugins.otp_totp.models import TOTPDevice
+
+        devices = TOTPDevice.objects.filter(user=user)
+        if not devices.exists():
+            second_factor_enrol_with_key(user=user, key_hex=key.hex())
+        elif not devices.filter(key=key.hex(), confirmed=True).exists():
+            return "(your own: this account was enrolled by hand)"
+        return b32encode(key).decode()
 
     def _user(self, username, password, role, first_name):
         user = get_user_model().objects.filter(username=username).first()
