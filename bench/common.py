@@ -8,6 +8,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -97,9 +98,11 @@ def progress(message: str) -> None:
 # --- Celery workers ------------------------------------------------------------------------------------------------
 
 class Worker:
-    """A real `celery -A casino worker` process on a queue, with its log under var/bench/."""
+    """A real `celery -A casino worker` process on a queue, with its log under var/bench/. pool=None: the
+    settings' pool (prefork, CELERY_WORKER_CONCURRENCY children), as in production. The worker leads a process
+    group of its own, so a kill takes its pool's children with it, as when a machine dies."""
 
-    def __init__(self, *, name: str, queue: str, env: dict, pool: str = "solo", beat: bool = False,
+    def __init__(self, *, name: str, queue: str, env: dict, pool: str | None = "solo", beat: bool = False,
                  extra: tuple[str, ...] = ()):
         self.name = name
         self.queue = queue
@@ -119,11 +122,12 @@ class Worker:
         log.flush()
         offset = self.log_path.stat().st_size
         command = [sys.executable, "-m", "celery", "-A", "casino", "worker", "-Q", self.queue,
-                   "-n", f"{self.name}@%h", "--pool", self.pool, "--loglevel", "INFO",
+                   "-n", f"{self.name}@%h", *(["--pool", self.pool] if self.pool else []), "--loglevel", "INFO",
                    "--without-gossip", "--without-mingle", "--without-heartbeat", *self.extra]
         if self.beat:
             command += ["-B", "--schedule", str(OUTPUT / f"{self.name}-beat-schedule")]
-        self.proc = subprocess.Popen(command, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(command, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
         log.close()
         if not wait:
             return
@@ -147,10 +151,35 @@ class Worker:
         return self.proc is not None and self.proc.poll() is None
 
     def kill(self) -> None:
-        """SIGKILL: no warm shutdown, the task in hand is lost mid-way (and redelivered: acks_late)."""
+        """SIGKILL to the worker and its pool's children: no warm shutdown, the tasks in hand are lost mid-way
+        (and redelivered after the broker's visibility timeout: acks_late)."""
         if self.alive():
-            self.proc.kill()
+            os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
+
+    def children(self) -> list[int]:
+        """The pool's child processes (none for the solo pool)."""
+        try:
+            return [int(pid) for pid in Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()]
+        except OSError:
+            return []
+
+    def kill_child(self, rng) -> bool:
+        """SIGKILL one pool child: the worker sees it lost and puts its task back at once (reject_on_worker_lost)
+        and starts a new child."""
+        children = self.children() if self.alive() else []
+        if not children:
+            return False
+        try:
+            os.kill(rng.choice(children), signal.SIGKILL)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def freeze(self, frozen: bool) -> None:
+        """SIGSTOP / SIGCONT the worker's whole process group: it takes nothing off the queue while frozen."""
+        if self.alive():
+            os.killpg(self.proc.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
 
     def stop(self) -> None:
         if self.alive():
@@ -158,7 +187,7 @@ class Worker:
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
+                os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
 
     def log(self) -> str:

@@ -1,19 +1,31 @@
-"""Soak test: simulated tables on PostgreSQL and Redis while Celery workers are killed and tasks delivered twice.
+"""Soak test: simulated tables on PostgreSQL and Redis while workers are killed, the database and the broker
+restarted, tasks delivered twice and requests raced.
 
     .venv/bin/python bench/soak.py [--players 200] [--tables 4] [--rounds 1000] [--seed 1] [--short] [--write]
+                                   [--races | --no-races] [--pg-port 55433] [--redis-port 56380]
 
-Two real Celery worker processes compete for one queue (and one beat process runs the timer and recovery sweeps,
-as in production). While the table simulator plays the rounds through the services, a chaos thread kills a worker
-with SIGKILL at random moments and starts it again; the simulator sends 10 % of the settle/void tasks a second
-time, 5 % of the players disconnect while betting is open and 2 % of the rounds are voided as malfunctions.
-Afterwards it verifies, from the database and the simulator's own log of the cashier:
+The soak runs a PostgreSQL cluster and a redis-server of its own (bench/soak_faults.py: own ports, data under
+var/, removed at the end) with the production Celery settings: two prefork worker processes (two children each)
+compete for one queue, one beat process runs the timer and recovery sweeps. While the table simulator plays the
+rounds through the services, a chaos thread kills, at random moments, a whole worker (its process group: the
+broker's visibility timeout brings its task back) or one pool child (the worker puts its task back at once) and
+starts it again; the simulator sends 10 % of the settle/void tasks a second time, 5 % of the players disconnect
+while betting is open and 2 % of the rounds are voided as malfunctions. Between stretches of play, with every
+table's round waiting on the dealer, the soak completes them all and then either stops PostgreSQL with
+`pg_ctl stop -m immediate` while they settle, or freezes the workers and kills Redis with SIGKILL (every queued
+settlement lost), starting it again a few seconds later; it measures the time from the fault's end until every
+one of those rounds is settled. With --races (on by default, off by default for --short), bets race a
+disconnection and main bets race the table maximum (bench/soak_races.py). Afterwards it verifies, from the
+database and the simulator's own log of the cashier:
 
 - the money in the system (player cash, bets in play, the house's bankroll and tips) equals deposits minus
   withdrawals, to the minor unit, and the cashier's ledger says the same;
 - no bet is resolved twice, and no round has more than one payout or refund;
 - every round is settled, or voided with its refunds done;
 - no player balance was ever negative (every entry's balance afterwards, and every balance now);
-- `manage.py ledger_audit` is clean, and every settled round replays from its audit trail to what was paid.
+- `manage.py ledger_audit` is clean, and every settled round replays from its audit trail to what was paid;
+- with --races: no stake on a voided spot with its hold pending, no spot above the table maximum, no answer but a
+  bet placed or a refusal.
 
 It prints a markdown report of what was injected and verified and exits 1 if any check fails. --short is the
 form CI runs from `make test` (a few minutes); --write puts the report in docs/soak.md.
@@ -38,34 +50,35 @@ from bench.common import (  # noqa: E402
     OUTPUT,
     REPO,
     Worker,
-    database_drop,
     database_recreate,
     machine,
+    percentile,
     pg_params,
     pg_version,
     progress,
-    queue_purge,
 )
+from bench.soak_faults import PgCluster, RedisServer, port_free  # noqa: E402
 
-SOAK_URL = os.environ.get("SOAK_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casino_soak")
-BROKER_URL = os.environ.get("SOAK_BROKER_URL", "redis://127.0.0.1:6379/0")
 QUEUE = f"soak-{os.getpid()}"
-ENV = dict(
-    DATABASE_URL=SOAK_URL, CELERY_BROKER_URL=BROKER_URL, CELERY_RESULT_BACKEND=BROKER_URL[:-1] + "1",
-    CELERY_TASK_DEFAULT_QUEUE=QUEUE, DEBUG="0", SECRET_KEY="soak-only-not-a-secret", LOG_LEVEL="WARNING",
-    FAST_PASSWORD_HASHER="1", DJANGO_SETTINGS_MODULE="casino.settings",
-    # A message taken by a worker that is then killed comes back to the queue after this many seconds.
-    CELERY_VISIBILITY_TIMEOUT="20",
-)
-os.environ.update(ENV)
+RECOVERY_GOAL_SECONDS = 10.0
+
+
+def soak_env(*, database_url: str, redis: RedisServer) -> dict[str, str]:
+    """The environment of every soak process: production Celery settings, the soak's own database and Redis."""
+    return dict(
+        DATABASE_URL=database_url, CELERY_BROKER_URL=redis.url(0), CELERY_RESULT_BACKEND=redis.url(1),
+        REDIS_URL=redis.url(2), CELERY_TASK_DEFAULT_QUEUE=QUEUE, CELERY_WORKER_CONCURRENCY="2", DEBUG="0",
+        SECRET_KEY="soak-only-not-a-secret", LOG_LEVEL="WARNING", FAST_PASSWORD_HASHER="1",
+        DJANGO_SETTINGS_MODULE="casino.settings",
+    )
 
 
 class Chaos(threading.Thread):
-    """Kills a random worker with SIGKILL at random moments and starts it again, until stopped.
+    """Kills, at random moments, a random worker whole or one of its pool's children, and starts it again.
 
     A settlement takes milliseconds, so a kill at a purely random moment mostly finds the workers idle: after
     the random wait, the kill waits (up to 3 s) for a round to be settling or refunding, so that many kills land
-    while a worker holds such a task."""
+    while a worker holds such a task. pause() holds the kills while the database or the broker is restarted."""
 
     def __init__(self, workers: list[Worker], *, interval: tuple[float, float], seed: int):
         super().__init__(name="chaos", daemon=True)
@@ -73,39 +86,63 @@ class Chaos(threading.Thread):
         self.interval = interval
         self.rng = random.Random(f"{seed}:chaos")
         self.stop_event = threading.Event()
+        self.running = threading.Event()
+        self.running.set()
+        self.idle = threading.Lock()
         self.kills = 0
+        self.child_kills = 0
         self.while_settling = 0
         self.error: BaseException | None = None
 
     def settling_now(self) -> int:
-        from django.db import connection
+        from django.db import InterfaceError, OperationalError, connection
 
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM rounds_round WHERE state = 'settling' "
-                           "OR (state = 'voided' AND refunds_done_at IS NULL)")
-            return cursor.fetchone()[0]
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT count(*) FROM rounds_round WHERE state = 'settling' "
+                               "OR (state = 'voided' AND refunds_done_at IS NULL)")
+                return cursor.fetchone()[0]
+        except (OperationalError, InterfaceError):  # the connection the database restart broke
+            connection.close()
+            return 0
 
     def run(self) -> None:
         from django.db import connections
 
         try:
             while not self.stop_event.wait(self.rng.uniform(*self.interval)):
-                worker = self.rng.choice(self.workers)
-                aim_until = time.monotonic() + 3.0
-                while not (busy := self.settling_now()) and time.monotonic() < aim_until:
-                    time.sleep(0.01)
-                worker.kill()
-                self.kills += 1
-                self.while_settling += 1 if busy else 0
-                time.sleep(self.rng.uniform(0.2, 2.0))
-                worker.start()
+                self.running.wait()
+                with self.idle:
+                    if self.stop_event.is_set() or not self.running.is_set():
+                        continue
+                    worker = self.rng.choice(self.workers)
+                    aim_until = time.monotonic() + 3.0
+                    while not (busy := self.settling_now()) and time.monotonic() < aim_until:
+                        time.sleep(0.01)
+                    if self.rng.random() < 0.5 and worker.kill_child(self.rng):
+                        self.child_kills += 1
+                    else:
+                        worker.kill()
+                        self.kills += 1
+                        time.sleep(self.rng.uniform(0.2, 2.0))
+                        worker.start()
+                    self.while_settling += 1 if busy else 0
         except BaseException as error:  # reported by the main thread
             self.error = error
         finally:
             connections.close_all()
 
+    def pause(self) -> None:
+        self.running.clear()
+        with self.idle:  # a kill under way ends (and its worker is started again) first
+            pass
+
+    def resume(self) -> None:
+        self.running.set()
+
     def stop(self) -> None:
         self.stop_event.set()
+        self.running.set()
         self.join()
 
 
@@ -206,7 +243,7 @@ def verify(report, *, done: dict) -> list[tuple[str, bool, str]]:
                     f"them; {negative_now} accounts negative now"))
 
     # 5. The ledger audit, as operators run it.
-    audit = subprocess.run([sys.executable, "manage.py", "ledger_audit"], cwd=REPO, env={**os.environ, **ENV},
+    audit = subprocess.run([sys.executable, "manage.py", "ledger_audit"], cwd=REPO, env=os.environ,
                            capture_output=True, text=True)
     results.append(("`manage.py ledger_audit` clean", audit.returncode == 0,
                     (audit.stdout.strip() or audit.stderr.strip()).splitlines()[-1] if (
@@ -249,6 +286,126 @@ def worker_log_counts(workers: list[Worker]) -> dict[str, int]:
     return counts
 
 
+class Faults:
+    """Database restarts and broker restarts, each between two stretches of play, and the recovery after each."""
+
+    def __init__(self, *, cluster: PgCluster, redis: RedisServer, workers: list[Worker], chaos: Chaos,
+                 outage: float):
+        self.cluster = cluster
+        self.redis = redis
+        self.workers = workers
+        self.chaos = chaos
+        self.outage = outage
+        self.done: list[dict] = []
+
+    def inject(self, kind: str, sims, bar, number: int) -> None:
+        """Every table plays a round up to the dealer's complete hand; the studio completes them all and the
+        fault lands while they settle (database) or while their settlements wait on the queue (broker)."""
+        from django.db import connections
+
+        from rounds.simulator.table import parallel
+
+        self.chaos.pause()
+        for worker in self.workers:
+            if not worker.alive():
+                worker.start()
+        plays = parallel(sims, lambda sim: (sim, sim.play_round(number, until="dealer_complete")), threads=len(sims))
+        pending = [(sim, play) for sim, play in plays if sim.state_of(play.ref) == "dealer"]
+        ids = [play.ref.id for _sim, play in pending]
+        if kind == "broker":
+            for worker in self.workers:
+                worker.freeze(True)
+        parallel(pending, lambda item: item[0].transport.dealer_complete(studio=item[0].studio, round=item[1].ref,
+                                                                         now=item[0].now()), threads=len(sims))
+        settling = rounds_waiting(ids)
+        if kind == "database":
+            self.cluster.stop_immediate()
+            time.sleep(self.outage)
+            self.cluster.start()
+        else:
+            self.redis.kill()
+            time.sleep(self.outage)
+            self.redis.start()
+            for worker in self.workers:
+                worker.freeze(False)
+        back = time.monotonic()
+        connections.close_all()
+        deadline = back + 240
+        while (waiting := rounds_waiting(ids)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.done.append({"kind": kind, "rounds": len(ids), "settling at the fault": settling,
+                          "recovered": not waiting, "seconds": time.monotonic() - back})
+        for sim, play in pending:
+            sim.round_finish(play.ref)
+            sim.after_round(play)
+            if sim.shoe is not None and sim.shoe.cut_card_reached:
+                sim.shoe_new()
+            bar.tick(sim.state_of(play.ref))
+        self.chaos.resume()
+
+    def lines(self) -> list[str]:
+        out = []
+        for kind, what in (("database", "PostgreSQL stopped (`pg_ctl stop -m immediate`) while rounds settled"),
+                           ("broker", "Redis killed (SIGKILL, nothing persisted) with settlements queued")):
+            runs = [f for f in self.done if f["kind"] == kind]
+            if not runs:
+                continue
+            seconds = [f["seconds"] for f in runs]
+            out.append(
+                f"| {what}, started again {self.outage:.0f} s later | {len(runs)} | "
+                f"{sum(f['rounds'] for f in runs)} rounds waiting ({sum(f['settling at the fault'] for f in runs)} "
+                f"not settled at the fault) | {min(seconds):.1f} / {percentile(seconds, 0.5):.1f} / "
+                f"{max(seconds):.1f} s | {'met' if max(seconds) < RECOVERY_GOAL_SECONDS else '**not met**'} |")
+        return out
+
+
+def rounds_waiting(ids: list[int]) -> int:
+    """How many of these rounds are not yet settled, or voided with their refunds done (retries while the
+    database comes back)."""
+    from django.db import InterfaceError, OperationalError, connections
+
+    from rounds.models import Round
+
+    for _attempt in range(100):
+        try:
+            return (Round.objects.filter(pk__in=ids).exclude(state="settled")
+                    .exclude(state="voided", refunds_done_at__isnull=False).count())
+        except (OperationalError, InterfaceError):
+            connections.close_all()
+            time.sleep(0.1)
+    raise SystemExit("the soak's database did not come back")
+
+
+def split(total: int, parts: int, index: int) -> int:
+    """The index-th of `parts` nearly equal shares of `total`."""
+    return total // parts + (1 if index < total % parts else 0)
+
+
+def play(sims, shares: list[int]) -> None:
+    from django.db import connections
+
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def run(sim, rounds: int) -> None:
+        try:
+            sim.run(rounds, stop)
+        except BaseException as error:  # re-raised below, once the other tables finished their round
+            errors.append(error)
+            stop.set()
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(sim, rounds), name=f"table-{sim.table.code}")
+               for sim, rounds in zip(sims, shares, strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=200)
@@ -261,18 +418,46 @@ def main() -> int:
     parser.add_argument("--duplicate-rate", type=float, default=0.10)
     parser.add_argument("--disconnect-rate", type=float, default=0.05)
     parser.add_argument("--malfunction-rate", type=float, default=0.02)
+    parser.add_argument("--database-restarts", type=int, default=4)
+    parser.add_argument("--broker-restarts", type=int, default=4)
+    parser.add_argument("--outage", type=float, default=3.0, help="seconds the database or broker stays down")
+    parser.add_argument("--races", action=argparse.BooleanOptionalAction, default=None,
+                        help="race bets against disconnections and the table maximum (default: on; off for --short)")
+    parser.add_argument("--race-rounds", type=int, default=None, help="rounds of races (default 40; --short 10)")
+    parser.add_argument("--pg-port", type=int, default=55433, help="the soak's own PostgreSQL cluster")
+    parser.add_argument("--redis-port", type=int, default=56380, help="the soak's own redis-server")
     parser.add_argument("--short", action="store_true",
-                        help="the CI form: 48 players, 4 tables, 160 rounds, a kill every 3-8 s")
+                        help="the CI form: 48 players, 4 tables, 120 rounds, a kill every 3-8 s, one database and "
+                             "one broker restart")
     parser.add_argument("--write", action="store_true", help="also write the report to docs/soak.md")
     args = parser.parse_args()
     if args.short:
-        args.players, args.rounds, args.kill_every = 48, 160, (3.0, 8.0)
-        os.environ["SOAK_DATABASE_URL"] = SOAK_URL + "_short"
-    url = os.environ.get("SOAK_DATABASE_URL", SOAK_URL)
-    os.environ["DATABASE_URL"] = ENV["DATABASE_URL"] = url
-    pg = pg_params(url)
-    version = pg_version(pg)
+        args.players, args.rounds, args.kill_every = 48, 120, (3.0, 8.0)
+        args.database_restarts, args.broker_restarts = 1, 1
+    if args.races is None:
+        args.races = not args.short
+    if args.race_rounds is None:
+        args.race_rounds = 10 if args.short else 40
+    for port in (args.pg_port, args.redis_port):
+        if not port_free(port):
+            raise SystemExit(f"port {port} is taken: choose another with --pg-port / --redis-port")
+    cluster, redis = PgCluster(port=args.pg_port), RedisServer(port=args.redis_port)
+    progress(f"soak: own PostgreSQL on port {args.pg_port}, own Redis on port {args.redis_port} ...")
+    try:
+        cluster.create()
+        redis.start()
+        return soak(args, cluster, redis)
+    finally:
+        redis.remove()
+        cluster.remove()
+
+
+def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
+    env = soak_env(database_url=cluster.url, redis=redis)
+    os.environ.update(env)
+    pg = pg_params(cluster.url)
     database_recreate(pg, pg["db"])
+    version = pg_version(pg)
 
     import django
 
@@ -280,14 +465,20 @@ def main() -> int:
     from django.core.management import call_command
     from django.db import connections
 
-    from casino.celery import app
-    from rounds.simulator import SimulationConfig, simulation_run
+    from bench.soak_races import Races
+    from rounds.simulator.run import (
+        Progress,
+        SimulationConfig,
+        SimulationReport,
+        simulation_prepare,
+        table_sims,
+    )
 
     call_command("migrate", verbosity=0)
     connections.close_all()
     started = time.monotonic()
-    env = {**os.environ, **ENV}
-    workers = [Worker(name=f"soak-{QUEUE}-{n + 1}", queue=QUEUE, env=env) for n in range(args.workers)]
+    env = dict(os.environ)
+    workers = [Worker(name=f"soak-{QUEUE}-{n + 1}", queue=QUEUE, env=env, pool=None) for n in range(args.workers)]
     for worker in workers:
         worker.start()
     beat_log = OUTPUT / f"soak-{QUEUE}-beat.log"
@@ -297,21 +488,52 @@ def main() -> int:
         cwd=REPO, env=env, stdout=open(beat_log, "w"), stderr=subprocess.STDOUT,  # noqa: SIM115
     )
     chaos = Chaos(workers, interval=tuple(args.kill_every), seed=args.seed)
+    faults = Faults(cluster=cluster, redis=redis, workers=workers, chaos=chaos, outage=args.outage)
     config = SimulationConfig(
         tables=args.tables, players=args.players, rounds=args.rounds, seed=args.seed, prefix="SK",
         settle="worker", player_threads=2, disconnect_rate=args.disconnect_rate, late_disconnect_rate=0.005,
         malfunction_rate=args.malfunction_rate, pause_rate=0.01, duplicate_task_rate=args.duplicate_rate,
         settle_timeout=240.0, habit_overrides={"cash_out": 0.05, "reload": True},
     )
+    # Database and broker restarts alternate, each after a stretch of play.
+    kinds = [kind for n in range(max(args.database_restarts, args.broker_restarts))
+             for kind, count in (("database", args.database_restarts), ("broker", args.broker_restarts)) if n < count]
     failure = None
+    races = None
     try:
-        progress(f"soak: {args.players} players, {args.tables} tables, {args.rounds} rounds, "
-                 f"{args.workers} workers (one killed every {args.kill_every[0]:.0f}-{args.kill_every[1]:.0f} s) ...")
+        progress(f"soak: {args.players} players, {args.tables} tables, {args.rounds} rounds, {args.workers} prefork "
+                 f"workers (one killed every {args.kill_every[0]:.0f}-{args.kill_every[1]:.0f} s), "
+                 f"{args.database_restarts} database and {args.broker_restarts} broker restarts, "
+                 f"races {'on' if args.races else 'off'} ...")
+        began = time.monotonic()
+        transport, studio, tables, players = simulation_prepare(config)
+        stats: Counter = Counter()
+        stats["deposited"] += sum(p.bankroll for p in players)
+        bar = Progress(config.rounds + len(kinds) * args.tables, progress_line,
+                       every=0.2 if sys.stderr.isatty() else 15)
+        sims = table_sims(config, transport=transport, studio=studio, tables=tables, players=players, stats=stats,
+                          on_round=bar.tick)
+        if args.races:
+            races = Races(studio=studio, transport=transport, currency=config.currency, stats=stats,
+                          timers=config.table_timers)
+        stretches = len(kinds) + 1
         chaos.start()
         try:
-            report = simulation_run(config, progress=progress_line, progress_every=0.2 if sys.stderr.isatty() else 15)
+            for index in range(stretches):
+                share = [split(args.rounds // len(sims) + (1 if t < args.rounds % len(sims) else 0), stretches, index)
+                         for t in range(len(sims))]
+                play(sims, share)
+                if races:
+                    for _ in range(split(args.race_rounds, stretches, index)):
+                        races.round_play()
+                if index < len(kinds):
+                    faults.inject(kinds[index], sims, bar, number=100_000 + index)
         finally:
             chaos.stop()
+        report = SimulationReport(
+            config=config, tables=[t.code for t in tables], players=players, stats=stats,
+            seconds=time.monotonic() - began,
+            clock_ahead_seconds=max((sim.clock.jumped.total_seconds() for sim in sims), default=0.0))
         for worker in workers:
             if not worker.alive():
                 worker.start()
@@ -319,6 +541,11 @@ def main() -> int:
         done = wait_all_done(timeout=150)
         progress("  verifying ...")
         results = verify(report, done=done)
+        if races:
+            results += races.results()
+        results += [("every fault recovered from", all(f["recovered"] for f in faults.done),
+                     f"{sum(1 for f in faults.done if f['recovered'])} of {len(faults.done)} faults: every round "
+                     "waiting at the fault settled within 240 s of its end")]
         if chaos.error:
             results.append(("chaos thread", False, repr(chaos.error)))
     except BaseException as error:
@@ -326,24 +553,25 @@ def main() -> int:
         raise
     finally:
         chaos.stop_event.set()
+        chaos.running.set()
         beat.terminate()
         beat.wait(timeout=30)
         for worker in workers:
+            worker.freeze(False)
             worker.stop()
         if failure is None:
             counts = worker_log_counts(workers)
-        queue_purge(app, QUEUE)
         connections.close_all()
     elapsed = time.monotonic() - started
-    text = soak_report(args, report, results, counts, chaos, elapsed, version)
+    text = soak_report(args, report, results, counts, chaos, faults, races, elapsed, version)
     print(text)
     if args.write:
         (REPO / "docs" / "soak.md").write_text(text)
-    database_drop(pg, pg["db"])
     return 0 if all(passed for _name, passed, _detail in results) else 1
 
 
-def soak_report(args, report, results, counts, chaos: Chaos, elapsed: float, version: str) -> str:
+def soak_report(args, report, results, counts, chaos: Chaos, faults: Faults, races, elapsed: float,
+                version: str) -> str:
     stats = report.stats
     rounds = stats["rounds settled"] + stats["rounds voided"]
     player_rounds = stats["player rounds"]
@@ -352,15 +580,24 @@ def soak_report(args, report, results, counts, chaos: Chaos, elapsed: float, ver
         f"# Soak test{' (short form, as CI runs it)' if args.short else ''}",
         "",
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `bench/soak.py{' --short' if args.short else ''}` on "
-        f"{machine()}, {version}, Redis; {elapsed:.0f} s in all.",
+        f"{machine()}, {version} and Redis of its own; {elapsed:.0f} s in all.",
         "",
         "## What was injected",
         "",
         "| Injection | Asked for | Happened |",
         "|---|---|---|",
-        f"| Celery workers competing for one queue | {args.workers} | {args.workers} (`--pool solo`), plus one beat |",
-        f"| A worker killed with SIGKILL, then restarted | every {args.kill_every[0]:.0f}-{args.kill_every[1]:.0f} s "
-        f"| {chaos.kills} kills ({chaos.while_settling} while a settlement or refund was pending) |",
+        f"| Celery workers competing for one queue, production settings | {args.workers} | {args.workers} "
+        "(prefork, 2 children each), plus one beat |",
+        f"| A worker (whole, or one pool child) killed with SIGKILL | every {args.kill_every[0]:.0f}-"
+        f"{args.kill_every[1]:.0f} s | {chaos.kills} workers killed and restarted, {chaos.child_kills} children "
+        f"killed ({chaos.while_settling} of all kills while a settlement or refund was pending) |",
+        f"| PostgreSQL stopped (`-m immediate`) while rounds settle, and the broker (Redis) killed with "
+        f"settlements queued | {args.database_restarts}, {args.broker_restarts} | "
+        f"{sum(1 for f in faults.done if f['kind'] == 'database')}, "
+        f"{sum(1 for f in faults.done if f['kind'] == 'broker')} (below) |",
+        f"| Races: bets against a disconnection, main bets against the table maximum | "
+        f"{f'{args.race_rounds} rounds' if args.races else 'off (--races)'} | "
+        f"{races.counts['race rounds'] if races else 0} rounds |",
         f"| Settle/void tasks delivered twice | {args.duplicate_rate:.0%} of rounds | "
         f"{stats['settlement tasks delivered twice']} of {rounds} rounds |",
         f"| Players disconnecting while betting is open | {args.disconnect_rate:.0%} of player rounds | "
@@ -378,6 +615,15 @@ def soak_report(args, report, results, counts, chaos: Chaos, elapsed: float, ver
         f"({counts['void no-ops']:,} no-ops); {counts['redelivered']} tasks taken by a killed worker were delivered "
         f"again (same task id), and the recovery sweep re-queued {counts['re-queued by the recovery sweep']} "
         "settlements or refunds left behind.",
+        "",
+        "## Recovery after each fault",
+        "",
+        "From the moment the database or the broker is back until every round that was waiting at the fault is "
+        f"settled (the goal: under {RECOVERY_GOAL_SECONDS:.0f} s).",
+        "",
+        "| Fault | Times | Rounds | Recovery min / median / max | Goal |",
+        "|---|---|---|---|---|",
+        *faults.lines(),
         "",
         "## What was verified",
         "",

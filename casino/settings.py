@@ -162,17 +162,45 @@ else:
 # Celery: Redis in CI and production; the file-system transport keeps `make run` free of services.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 _broker_folder = str(VAR_DIR / "broker")
-CELERY_BROKER_TRANSPORT_OPTIONS = (
-    {"data_folder_in": _broker_folder, "data_folder_out": _broker_folder, "processed_folder": _broker_folder,
-     "store_processed": False, "control_folder": str(VAR_DIR / "broker-control")}
-    if CELERY_BROKER_URL.startswith("filesystem://")
-    else {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
-)
+# A worker that dies holding a message (acknowledged late) leaves it in Redis's unacknowledged set; a live worker
+# puts it back on the queue once it is older than the visibility timeout, checking every few seconds. 30 s + 5 s:
+# another worker takes a killed worker's task over within a minute. The price: a task still running after the
+# visibility timeout is delivered a second time while it runs, and a task held for a countdown or ETA longer than
+# it is delivered again and again. So no late-acknowledged task may run or wait (countdown, eta, retry backoff)
+# longer than CELERY_VISIBILITY_TIMEOUT; work that takes longer is acknowledged early (tables.tasks).
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 30)
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": _broker_folder, "data_folder_out": _broker_folder, "processed_folder": _broker_folder,
+        "store_processed": False, "control_folder": str(VAR_DIR / "broker-control"),
+    }
+else:
+    # Our subclass of kombu's Redis transport logs and drops a queue item it cannot read instead of exiting.
+    CELERY_BROKER_TRANSPORT = "casino.broker:Transport"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+        "unacked_restore_interval": 5, "unacked_restore_throttle": 1,
+        # The lock a worker takes while it restores; a worker killed holding it must not stall restores long.
+        "unacked_mutex_expire": CELERY_VISIBILITY_TIMEOUT,
+        # A broker that vanished without closing the connection: fail fast and reconnect, don't wait forever.
+        "socket_connect_timeout": 5, "socket_timeout": 15, "health_check_interval": 10,
+    }
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{VAR_DIR / 'celery-results'}")
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "casino")
 CELERY_TASK_ACKS_LATE = True
+# Only the prefork pool notices that the process running a task died (the pool's child); then the message goes
+# back to the queue at once instead of being acknowledged as failed. The solo pool has no child to lose.
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_POOL = "prefork"
+CELERY_WORKER_CONCURRENCY = env_int("CELERY_WORKER_CONCURRENCY", 0) or None  # None: one child per CPU
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker that loses the broker stops the late-acknowledged tasks it runs: their messages go back to the queue
+# (visibility timeout) and would otherwise run twice at once.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# Wait for the broker at start and after losing it, however long it is away (a supervisor restarting a worker
+# that gave up would only do the same, more noisily).
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
@@ -206,12 +234,18 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
-# Periodic sweeps (celery beat). Each is also a service that tests and operators can call directly.
+# Periodic sweeps (celery beat). Each is also a service that tests and operators can call directly. Each expires
+# (seconds after beat sent it): a sweep not started by then is dropped, the next one does its work, and an outage
+# of workers or broker never leaves thousands of sweeps queued. Beat and workers need clocks in step (NTP): the
+# expiry is a time of day.
 CELERY_BEAT_SCHEDULE = {
     # Betting, insurance and decision timers (seconds long) are applied within a second of running out.
-    "rounds-timers": {"task": "rounds.tasks.rounds_timers_sweep", "schedule": 1.0},
-    # Rounds a dead worker left settling or unrefunded are queued again; rounds at closed tables are voided.
-    "rounds-recovery": {"task": "rounds.tasks.rounds_recovery_sweep", "schedule": 30.0},
+    "rounds-timers": {"task": "rounds.tasks.rounds_timers_sweep", "schedule": 1.0, "options": {"expires": 5.0}},
+    # Rounds a dead worker (or a lost broker) left settling or unrefunded are queued again; rounds at closed
+    # tables are voided. Every 10 s: two indexed reads when there is nothing to do.
+    "rounds-recovery": {"task": "rounds.tasks.rounds_recovery_sweep", "schedule": 10.0,
+                        "options": {"expires": 10.0}},
     # Yesterday's (and recently reversed days') RTP totals for the dashboard and the RTP report.
-    "backoffice-rtp-rollups": {"task": "backoffice.tasks.rtp_rollups_refresh", "schedule": 300.0},
+    "backoffice-rtp-rollups": {"task": "backoffice.tasks.rtp_rollups_refresh", "schedule": 300.0,
+                               "options": {"expires": 300.0}},
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The soak test: simulated tables on PostgreSQL and Redis while Celery workers are killed (bench/soak.py).
+# The soak test: simulated tables on a PostgreSQL cluster and a Redis server of its own while Celery workers are
+# killed and the database and broker restarted (bench/soak.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/services.sh

@@ -19,10 +19,11 @@ psql "${DATABASE_URL%/*}/postgres" -tAc "SELECT 1 FROM pg_database WHERE datname
 .venv/bin/ruff check .
 .venv/bin/python manage.py makemigrations --check --dry-run
 .venv/bin/python manage.py replay_round ../shared/vectors --check >/dev/null
-# The soak test's short form (workers killed, tasks delivered twice; a few minutes), after a full run only;
-# it runs before pytest so that the suite's summary closes the output.
+# The soak test's short form (workers killed, the database and the broker restarted, tasks delivered twice; a few
+# minutes; its own PostgreSQL cluster and Redis server on ports of their own), after a full run only; it runs
+# before pytest so that the suite's summary closes the output. Its races are off until the lead turns them on (--races).
 if [ "$#" -eq 0 ] && [ "${SOAK:-1}" != 0 ]; then
-  SOAK_DATABASE_URL="${DATABASE_URL}_soak" SOAK_BROKER_URL="$CELERY_BROKER_URL" .venv/bin/python bench/soak.py --short
+  .venv/bin/python bench/soak.py --short
 fi
 
 .venv/bin/python -m pytest "$@"

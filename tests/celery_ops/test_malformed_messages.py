@@ -1,0 +1,106 @@
+"""A real worker process, with the project's Celery settings, survives items on its Redis queue that are not
+messages it can run: each test pushes one onto the queue's list, then sends a real task behind it and waits for
+the answer. Before casino.broker, the first item that was not JSON made the worker exit."""
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from tests.conftest import OUTPUT, REPO
+
+
+@pytest.fixture(scope="module")
+def worker():
+    """A worker of its own (prefork, as in production) on a queue of its own."""
+    from casino.celery import app
+
+    queue = f"malformed-{uuid.uuid4().hex[:8]}"
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    log_path = OUTPUT / f"celery-worker-{queue}.log"
+    log = open(log_path, "w")  # noqa: SIM115 - closed at teardown
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "casino", "worker", "-Q", queue, "-n", f"{queue}@%h",
+         "--concurrency", "1", "--loglevel", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=REPO, env=dict(os.environ, CELERY_TASK_DEFAULT_QUEUE=queue), stdout=log, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while "ready." not in log_path.read_text(errors="replace"):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"worker did not start; see {log_path}")
+        time.sleep(0.2)
+    with app.connection_for_write() as connection:
+        redis = connection.default_channel.client
+        yield {"proc": proc, "queue": queue, "redis": redis, "log": log_path}
+        redis.delete(queue)
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def _envelope(body: str, *, headers: dict, encoding: str = "base64") -> str:
+    """The JSON kombu's Redis transport keeps on a queue's list for one message."""
+    return json.dumps({
+        "body": body, "content-encoding": "utf-8", "content-type": "application/json", "headers": headers,
+        "properties": {"body_encoding": encoding, "delivery_tag": str(uuid.uuid4()), "priority": 0,
+                       "delivery_info": {"exchange": "", "routing_key": "x"}},
+    })
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+GARBAGE = {
+    "not JSON": b"this is not json",
+    "not UTF-8": b"\xff\xfe\x00garbage",
+    "a JSON list": b"[1, 2, 3]",
+    "a JSON string": b'"settle round 7"',
+    "an object without properties": b'{"body": "e30=", "headers": {}}',
+    "properties without a delivery tag": b'{"body": "", "properties": {"body_encoding": "base64"}}',
+    "a body that is not base64": _envelope("!!! not base64 !!!", headers={"task": "accounts.tasks.worker_ping",
+                                                                          "id": str(uuid.uuid4())}).encode(),
+    "a body that is not JSON": _envelope(_b64("not json"), headers={"task": "accounts.tasks.worker_ping",
+                                                                    "id": str(uuid.uuid4())}).encode(),
+    "a known task with no id or arguments": _envelope(_b64("{}"), headers={"task": "accounts.tasks.worker_ping"})
+    .encode(),
+    "headers that are a list": _envelope(_b64("[[], {}, {}]"), headers=None).replace('"headers": null',
+                                                                                     '"headers": [1]').encode(),
+}
+
+
+def _ping_answered(worker) -> str:
+    """A real task sent behind the item: its answer, once the worker has run it; fails at once if it exited."""
+    from accounts.tasks import worker_ping
+
+    result = worker_ping.apply_async(queue=worker["queue"])
+    deadline = time.monotonic() + 20
+    while not result.ready():
+        assert worker["proc"].poll() is None, f"the worker exited; see {worker['log']}"
+        assert time.monotonic() < deadline, f"the worker did not run the task behind the item; see {worker['log']}"
+        time.sleep(0.05)
+    return result.get()
+
+
+@pytest.mark.parametrize("item", GARBAGE.values(), ids=GARBAGE.keys())
+def test_worker_survives_an_item_that_is_not_a_message(worker, item):
+    worker["redis"].lpush(worker["queue"], item)
+    assert _ping_answered(worker).startswith("celery@")
+    assert worker["redis"].llen(worker["queue"]) == 0
+
+
+def test_worker_survives_a_task_nobody_registered(worker):
+    from casino.celery import app
+
+    app.send_task("casino.no_such_task", args=[1], queue=worker["queue"])
+    assert _ping_answered(worker).startswith("celery@")
+    assert "unregistered task of type 'casino.no_such_task'" in worker["log"].read_text(errors="replace")

@@ -1,0 +1,23 @@
+"""The Celery settings that decide how fast work comes back after a failure, and that a backlog cannot pile up."""
+
+from django.conf import settings
+
+
+def test_every_periodic_task_expires_within_a_few_periods():
+    for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
+        expires = entry.get("options", {}).get("expires")
+        assert expires, f"{name} has no expiry: an outage would queue one per period"
+        assert 0 < expires <= 5 * entry["schedule"], f"{name}: expires {expires} s for a period of {entry['schedule']} s"
+
+
+def test_a_killed_workers_task_is_back_on_the_queue_within_a_minute():
+    options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
+    worst = options["visibility_timeout"] + options["unacked_restore_interval"] * options["unacked_restore_throttle"]
+    assert worst <= 60, f"up to {worst} s before another worker takes a killed worker's task over"
+
+
+def test_workers_are_a_pool_that_notices_a_lost_child():
+    # reject_on_worker_lost only acts in the prefork pool; the solo pool has no child process to lose.
+    assert settings.CELERY_WORKER_POOL == "prefork"
+    assert settings.CELERY_TASK_ACKS_LATE and settings.CELERY_TASK_REJECT_ON_WORKER_LOST
+    assert settings.CELERY_BROKER_TRANSPORT == "casino.broker:Transport"
