@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import has_role_permission, missing_permission_message
-from rounds import selectors, services
+from rounds import selectors, services, visibility
 from rounds.models import CardTarget, Round, RoundState
 from tables.models import Table
 
@@ -168,6 +168,7 @@ class RoundViewSerializer(serializers.Serializer):
     void_reason = serializers.CharField(allow_blank=True)
     cards = CardsViewSerializer()
     spots = SpotViewSerializer(many=True)
+    seats_taken = serializers.ListField(child=serializers.IntegerField(), help_text="seats with a player on them")
     settlement = serializers.DictField(allow_null=True)
 
 
@@ -370,7 +371,7 @@ class TableCurrentRoundApi(APIView):
         200: RoundViewSerializer, **ERRORS})
     def get(self, request, code: str):
         table = table_or_404(code)
-        round = selectors.round_active_for_table(table=table) or selectors.round_latest_for_table(table=table)
+        round = visibility.round_current_for_table(table=table)
         if round is None:
             raise Http404
         return state_response(request, round)
@@ -439,7 +440,8 @@ class RoundApi(APIView):
     @extend_schema(summary="A round's state: players see their own spots in detail, staff everything",
                    responses={200: RoundViewSerializer, **ERRORS})
     def get(self, request, game_number: str):
-        return state_response(request, round_or_404(game_number))
+        round = visibility.round_readable_or_404(round=round_or_404(game_number), user=request.user)
+        return state_response(request, round)
 
 
 class CloseBettingApi(APIView):
@@ -593,7 +595,7 @@ class StatsApi(APIView):
     @extend_schema(summary="Common draw: what the players chose at the current step", responses={
         200: StatsSerializer, **ERRORS})
     def get(self, request, game_number: str):
-        round = round_or_404(game_number)
+        round = visibility.round_readable_or_404(round=round_or_404(game_number), user=request.user)
         if not round.common_draw:
             raise serializers.ValidationError("Decision statistics are served for common-draw rounds only.")
         return Response(StatsSerializer(selectors.decision_stats(round=round)).data)
