@@ -7,6 +7,7 @@ or cache that cannot answer (503, see casino.api_errors)."""
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
 from rest_framework.pagination import CursorPagination
 
 from casino.api_errors import ApiErrorSerializer
@@ -34,6 +35,27 @@ class AutoSchema(SpectacularAutoSchema):
         if self.view.get_throttles():
             codes.add(429)
         return codes
+
+    def get_operation(self, *args, **kwargs):
+        operation = super().get_operation(*args, **kwargs)
+        if operation is None:
+            return None
+        query = any(parameter.get("in") == "query" for parameter in operation.get("parameters", []))
+        if query and "400" not in operation["responses"]:
+            # A query parameter that is not one of its values (a state, a page size) is invalid input.
+            operation["responses"]["400"] = self._get_response_for_code(
+                OpenApiResponse(ApiErrorSerializer, description=ERROR_DESCRIPTIONS[400]), "400")
+            operation["responses"] = dict(sorted(operation["responses"].items()))
+        return operation
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        # DRF refuses an empty string unless a field allows it; the schema should say so.
+        if (isinstance(field, serializers.CharField) and not isinstance(field, serializers.ChoiceField)
+                and not field.allow_blank and not field.read_only and direction == "request"
+                and schema.get("type") == "string" and "minLength" not in schema):
+            schema["minLength"] = 1
+        return schema
 
     def _get_response_bodies(self, direction="response"):
         # Not get_response_serializers: @extend_schema replaces that method on each view it decorates.

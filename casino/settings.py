@@ -132,6 +132,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.BasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Game clients and the studio send JSON; a form encoding cannot say null and turns a missing boolean into false.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "casino.api_schema.AutoSchema",
     "EXCEPTION_HANDLER": "casino.api_errors.exception_handler",
 }

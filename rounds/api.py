@@ -14,12 +14,12 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.pagination import CursorPagination
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import has_role_permission, missing_permission_message
+from casino.pagination import StrictCursorPagination
 from rounds import selectors, services, visibility
 from rounds.models import CardTarget, Round, RoundState
 from tables.models import Table
@@ -298,7 +298,7 @@ class RecordSerializer(serializers.Serializer):
     events = serializers.ListField(child=serializers.DictField())
 
 
-class RoundCursorPagination(CursorPagination):
+class RoundCursorPagination(StrictCursorPagination):
     ordering = "-id"
     page_size = 20
     max_page_size = 100
