@@ -58,11 +58,12 @@ class World:
     pat_transaction: int
     probe: int
     rtp_run: int
+    pat_token: int
 
 
 @pytest.fixture
 def world(personas, play, classic_table, funded, operator) -> World:
-    from accounts.services import worker_heartbeat_request
+    from accounts.services import api_token_create, worker_heartbeat_request
     from rounds import services
     from tables.services import rtp_run_start
     from wallet import selectors as wallet_selectors
@@ -88,6 +89,7 @@ def world(personas, play, classic_table, funded, operator) -> World:
         pat_account=wallet_selectors.player_accounts(player=pat)[0].pk, pat_transaction=pat_deposit.pk,
         probe=worker_heartbeat_request(user=operator).pk,
         rtp_run=rtp_run_start(actor=operator, table=classic_table, hands=1000).pk,
+        pat_token=api_token_create(user=pat, name="pat's phone")[0].pk,
     )
 
 
@@ -101,6 +103,13 @@ PAGES = {
     "worker_health": [("GET", (), "", OPERATOR)],
     "worker_health_probe": [("GET", (), "", POST_ONLY), ("POST", (), "", OPERATOR)],
     "worker_health_probe_status": [("GET", ("probe",), "", OPERATOR)],
+    # the second factor: only an unverified staff session stays on these; everyone else is sent on
+    "second_factor_verify": [("GET", (), "", SIGNED_IN), ("POST", (), "", SIGNED_IN)],
+    "second_factor_enrol": [("GET", (), "", SIGNED_IN), ("POST", (), "", SIGNED_IN)],
+    "password_change": [("GET", (), "", SIGNED_IN), ("POST", (), "", expect(player=400, other=400, support=400,
+                                                                            operator=400))],
+    "player_password_reset": [("GET", ("pat",), "", POST_ONLY), ("POST", ("pat",), "", SUPPORT)],
+    "player_api_tokens_revoke": [("GET", ("pat",), "", POST_ONLY), ("POST", ("pat",), "", SUPPORT)],
     # the API's map is for its signed-in clients; these are API views, so a visitor gets a 403, not a redirect
     "api-schema": [("GET", (), "", expect(403, OK, OK, OK, OK))],
     "api-docs": [("GET", (), "", expect(403, OK, OK, OK, OK))],
@@ -171,6 +180,10 @@ ADMIN_MODELS = {  # model -> (its list, its add form)
     "rounds.roundbet": (READ, NOBODY), "rounds.decision": (READ, NOBODY),
     "players.playerprofile": (NOBODY, NOBODY), "players.playernote": (NOBODY, NOBODY),
     "players.tablepresence": (NOBODY, NOBODY),
+    # sign-in lockouts and second-factor devices: a superuser's only (a lost device is reset by a command)
+    "axes.accessattempt": (NOBODY, NOBODY), "axes.accesslog": (NOBODY, NOBODY),
+    "axes.accessfailurelog": (NOBODY, NOBODY),
+    "otp_totp.totpdevice": (NOBODY, NOBODY), "otp_static.staticdevice": (NOBODY, NOBODY),
 }
 ADMIN_INDEX = expect(player=LOGIN, other=LOGIN, support=OK, operator=OK)
 
@@ -215,6 +228,11 @@ API = {
     ("GET", "/api/wallet/players/{user_id}/history/"): ("", None, STAFF),
     ("GET", "/api/players/me/settings/"): ("", None, PLAYERS),
     ("PUT", "/api/players/me/settings/"): ("", {}, expect(player=400, other=400)),
+    ("GET", "/api/auth/tokens/"): ("", None, PLAYERS),
+    ("POST", "/api/auth/tokens/"): ("", {}, expect(player=400, other=400)),
+    # pat's own key: pat and support revoke it; to anyone else it does not exist
+    ("DELETE", "/api/auth/tokens/{token_id}/"): ("", None, expect(player=204, other=404, support=204,
+                                                                  operator=404)),
 }
 
 
@@ -333,7 +351,7 @@ def test_each_persona_reaches_exactly_the_admin_pages_of_its_row(clients, world,
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_each_persona_reaches_exactly_the_api_operations_of_its_row(clients, world, persona):
     values = {"game_number": world.past, "code": world.table, "user_id": world.pat,
-              "pat_account": world.pat_account}
+              "pat_account": world.pat_account, "token_id": world.pat_token}
     wrong = []
     for (method, path), (query, body, expectations) in API.items():
         url = path.format(**values) + query.format(**values)
@@ -346,7 +364,7 @@ def test_each_persona_reaches_exactly_the_api_operations_of_its_row(clients, wor
 
 @pytest.mark.parametrize("persona", ["player", "operator"])
 def test_a_method_an_api_path_does_not_offer_is_405_or_refused_never_served(clients, world, persona):
-    values = {"game_number": world.past, "code": world.table, "user_id": world.pat}
+    values = {"game_number": world.past, "code": world.table, "user_id": world.pat, "token_id": world.pat_token}
     offered: dict[str, set[str]] = {}
     for method, path in API:
         offered.setdefault(path, set()).add(method)
