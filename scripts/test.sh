@@ -18,7 +18,7 @@ psql "${DATABASE_URL%/*}/postgres" -tAc "SELECT 1 FROM pg_database WHERE datname
 
 .venv/bin/ruff check .
 .venv/bin/python manage.py makemigrations --check --dry-run
-.venv/bin/python manage.py replay_round ../shared/vectors --check >/dev/null
+.venv/bin/python manage.py replay_round tests/vectors --check >/dev/null
 # The soak test's short form (workers killed, tasks delivered twice; a few minutes), after a full run only;
 # it runs before pytest so that the suite's summary closes the output.
 if [ "$#" -eq 0 ] && [ "${SOAK:-1}" != 0 ]; then
