@@ -59,9 +59,15 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_stake(name: str, value: Any) -> None:
+# The largest single amount the wallet accepts (wallet.services.MAX_AMOUNT; this module imports nothing of Django).
+MAX_STAKE = 10**12
+
+
+def _check_stake(name: str, value: Any, *, capped: bool = True) -> None:
     if not _is_int(value) or value < 0:
         raise RoundError(f"{name} must be a whole number of minor units, not {value!r}")
+    if capped and value > MAX_STAKE:
+        raise RoundError(f"{name} {value} is above the largest amount the system accepts ({MAX_STAKE})")
 
 
 def check_entry(rules: Rules, entry: PlayerEntry, dealer_up: Card) -> None:
@@ -96,7 +102,8 @@ def _check_bets(rules: Rules, entry: PlayerEntry) -> None:
         if stake and not entry.unit:
             raise RoundError(f"side bet {name} needs a main bet on the same position")
     if entry.balance is not None:
-        _check_stake("balance", entry.balance)
+        # Not capped: a balance is funds, and a live round's covers up to three paid actions of a main bet.
+        _check_stake("balance", entry.balance, capped=False)
 
 
 def _check_insurance(rules: Rules, entry: PlayerEntry, dealer_up: Card) -> None:
