@@ -174,7 +174,15 @@ def rules_for(name: str, overrides: dict[str, Any] | None = None) -> Rules:
     base = PROFILE_DEFAULTS[profile]
     if dealing is not None:
         base = replace(base, dealing=dealing)
-    return apply_overrides(base, overrides)
+    rules = apply_overrides(base, overrides)
+    # `classic_eu` and its siblings name their dealing, and the free bet games always deal ace_peek (as their
+    # tables do): an override saying otherwise contradicts the name. Plain `classic` takes any classic dealing.
+    fixed = name != "classic"
+    if fixed and rules.dealing != base.dealing:
+        raise RoundError(f"rules {name} deal {base.dealing}; overrides cannot make it {rules.dealing}")
+    if profile == "classic" and rules.dealing == "ace_peek":
+        raise RoundError("classic tables deal eu, us_peek_before or us_peek_after, not ace_peek")
+    return rules
 
 
 def _is_int(value: Any) -> bool:

@@ -50,6 +50,7 @@ BAD_SCRIPTS = [
     ),
     (_bad("RULES", "rules", "spanish21"), "unknown rules 'spanish21'"),
     (_bad("FLAG", "overrides", {"no_such_flag": True}), "unknown table flag 'no_such_flag'"),
+    (_bad("DEALING", "overrides", {"dealing": "eu"}), "rules free_bet deal ace_peek"),
     (_bad("ODD", "players.0.bets", {"main": 1001}), "even number"),
     (_bad("HUGE", "players.0.bets", {"main": 10**12 + 2}), "above the largest amount the system accepts"),
     (_bad("INS-TEN", "players.0.insurance", True), "insurance is offered only with an ace up"),
