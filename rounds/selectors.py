@@ -191,7 +191,7 @@ def _bet_from_payload(bet: dict[str, Any], spot_id: int) -> BetRecord:
 class RoundReplay:
     """The engine's view of a recorded round: one script per dealt position, replayed.
 
-    `scripts` are round-script.md objects whose `expect` is the recorded settlement, so `replay_round --check`
+    `scripts` are docs/round-script.md objects whose `expect` is the recorded settlement, so `replay_round --check`
     verifies them too. `matches` is true when the replay gives the recorded results and the same money per bet
     as the wallet actually moved.
     """

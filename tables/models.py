@@ -60,7 +60,7 @@ FREE_BET_PROFILES = (Profile.FREE_BET, Profile.FREE_BET_SEATED)
 
 
 class Table(models.Model):
-    """One live table: a rule profile plus the per-table flags of rules.md, features, timers and state."""
+    """One live table: a rule profile plus the per-table flags of docs/rules.md, features, timers and state."""
 
     code = models.CharField(max_length=8, unique=True, help_text="2-8 capital letters or digits, used in game numbers")
     name = models.CharField(max_length=100)

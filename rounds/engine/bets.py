@@ -1,6 +1,6 @@
 """A player's stakes and decisions on one position, and the checks every round applies to them.
 
-Decisions where rules.md is silent:
+Decisions the rules contract left open (docs/rules.md writes them down):
 - `balance` is what is left after the initial bets (main and side bets). Insurance is bought from it, so a
   paid double or split after insurance must be covered by what remains; insurance the balance cannot cover
   is an invalid record.

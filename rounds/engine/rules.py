@@ -1,10 +1,10 @@
-"""Rule profiles and per-table flags (rules.md).
+"""Rule profiles and per-table flags (docs/rules.md).
 
 A table is one profile plus overrides. `Rules` is frozen and hashable so a round can snapshot it (`to_dict`) and
 the settlement can use it as a cache key.
 
-Decisions where rules.md is silent:
-- `classic` offers Perfect Pairs and 21+3 (as Live Blackjack tables do); rules.md names side bets only for the
+Decisions the rules contract left open (docs/rules.md writes them down):
+- `classic` offers Perfect Pairs and 21+3 (as Live Blackjack tables do); the contract names side bets only for the
   free bet profiles. Golden Chips are a `classic` feature (default off elsewhere, a flag like any other).
 - The balance fallbacks written under `free_bet` (unfunded double -> HIT, unfunded split -> HIT/STAND) apply to
   every profile: they are the only fallbacks the rules define.

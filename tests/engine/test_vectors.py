@@ -10,9 +10,11 @@ import pytest
 from rounds.engine.script import expect_differences, settle_script
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
-# The contract's files, copied unchanged; own.json holds the cases they do not cover (see tests/vectors/README.md).
-CONTRACT_FILES = ("bet_behind.json", "classic_eu.json", "classic_us.json", "common_draw.json", "free_bet.json",
-                  "free_bet_seated.json")
+# The contract's files, copied unchanged; own.json holds the cases they do not cover (tests/vectors/README.md).
+CONTRACT_FILES = (
+    "bet_behind.json", "classic_eu.json", "classic_us.json", "common_draw.json", "free_bet.json",
+    "free_bet_seated.json",
+)
 
 
 def _scripts(files: list[Path]) -> list[Any]:

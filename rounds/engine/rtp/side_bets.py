@@ -7,7 +7,7 @@ three cards differ, n*n*(n-1) times when two are the same card and n*(n-1)*(n-2)
 so each category is kept as three counts and any deck count is a polynomial away.
 
 Speed: the classification depends on suits only through "same suit" and "same colour" (true of every bet
-in rules.md), so suit triples are enumerated up to the 8 suit permutations that keep colours together, each
+in docs/rules.md), so suit triples are enumerated up to the 8 suit permutations that keep colours together, each
 representative weighted by its orbit size: 10 suit patterns instead of 64. A test checks this against the
 full enumeration of all 52**3 triples.
 """
