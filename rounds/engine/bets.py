@@ -59,7 +59,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-# The largest single amount the wallet accepts (wallet.services.MAX_AMOUNT; this module imports nothing of Django).
+# The largest single amount the wallet accepts (wallet.services.MAX_AMOUNT; the engine imports no Django app).
 MAX_STAKE = 10**12
 
 

@@ -97,7 +97,7 @@ def test_unknown_profile() -> None:
     ],
 )
 def test_an_override_that_contradicts_the_named_dealing_is_refused(name: str, overrides: dict) -> None:
-    # docs/round-script.md: classic_* fixes the dealing, and an override that contradicts it makes the script invalid.
+    # docs/round-script.md: classic_* fixes the dealing; an override that contradicts it makes a script invalid.
     with pytest.raises(RoundError, match="deal"):
         rules_for(name, overrides)
 
