@@ -109,12 +109,24 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     log.close()
 
 
-def _transactional(request) -> bool:
+def _transactional(node, fixturenames) -> bool:
     # The same test pytest-django applies to choose TransactionTestCase (whose teardown flushes every table).
-    marker = request.node.get_closest_marker("django_db")
+    marker = node.get_closest_marker("django_db")
     if marker and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")):
         return True
-    return bool({"transactional_db", "live_server", "celery_worker"} & set(request.fixturenames))
+    return bool({"transactional_db", "live_server", "celery_worker"} & set(fixturenames))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark what a test needs from its fixtures, so `-m "not worker and not browser"` (make check) selects the
+    tests that need neither, whether or not their module remembered the marker: every transactional test starts
+    the worker (see _worker_drained_before_flush), and every test using `chromium` drives the browser."""
+    for item in items:
+        fixturenames = getattr(item, "fixturenames", ())
+        if _transactional(item, fixturenames) or "celery_worker_process" in fixturenames:
+            item.add_marker(pytest.mark.worker)
+        if "chromium" in fixturenames:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(autouse=True)
@@ -124,7 +136,7 @@ def _worker_drained_before_flush(request, _django_db_helper):
     row locks and TRUNCATE's table locks can deadlock, and when PostgreSQL cancels the flush the next test finds
     the last one's rows. So every transactional test waits, before its flush, until the worker has run all that
     was queued. Depending on `_django_db_helper` makes this teardown run before pytest-django's."""
-    if not _transactional(request):
+    if not _transactional(request.node, request.fixturenames):
         yield
         return
     request.getfixturevalue("celery_worker_process")

@@ -14,7 +14,7 @@ full enumeration of all 52**3 triples.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from itertools import permutations, product
@@ -53,13 +53,13 @@ def suit_pattern_orbits() -> tuple[tuple[tuple[str, str, str], int], ...]:
     """One representative suit triple per orbit, with the orbit's size (sizes sum to 64)."""
     maps = _colour_preserving_suit_maps()
     orbits: dict[tuple[str, str, str], int] = {}
-    for triple in product(SUITS, repeat=3):
-        representative = min(tuple(m[suit] for suit in triple) for m in maps)
+    for first, second, third in product(SUITS, repeat=3):
+        representative = min((m[first], m[second], m[third]) for m in maps)
         orbits[representative] = orbits.get(representative, 0) + 1
     return tuple(sorted(orbits.items()))
 
 
-def _identity_pattern(ranks: tuple[str, str, str], suits: tuple[str, str, str]) -> int:
+def _identity_pattern(ranks: Sequence[str], suits: Sequence[str]) -> int:
     cards = set(zip(ranks, suits, strict=True))
     return {3: 0, 2: 1, 1: 2}[len(cards)]
 
