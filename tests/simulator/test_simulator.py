@@ -11,7 +11,7 @@ from rounds.engine.rules import rules_for
 from rounds.models import Decision, Round, RoundEvent, RoundState, Spot, VoidKind
 from rounds.simulator import ScriptedEvent, SimulationConfig, run_fingerprint, simulation_run
 from rounds.simulator.habits import Offer, optimal_action, stake_from_chips
-from tests.conftest import wait_for
+from tests.helpers import wait_for
 from wallet.audit import ledger_audit_run
 from wallet.models import Account, AccountKind, BetResolution, Entry, LedgerTransaction
 

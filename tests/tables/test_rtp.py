@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from tables import rtp
-from tests.tables.factories import TableFactory
+from tests.factories import TableFactory
 
 # docs/paytables.md: main game, optimal strategy, first hand of an 8-deck shoe, given to two decimals.
 PUBLISHED_MAIN_RTP = {"free_bet": 0.9845, "free_bet_seated": 0.9826, "classic": 0.9949}

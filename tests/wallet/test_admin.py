@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from tests.wallet.factories import BetFactory
+from tests.factories import BetFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -10,10 +10,9 @@ MODELS = ["account", "ledgertransaction", "entry", "bet", "betresolution"]
 
 
 @pytest.fixture
-def admin_client(client, player):
+def admin_client(client_for, player):
     BetFactory(player=player)
-    client.force_login(get_user_model().objects.create_superuser("root", "root@example.test", "pw"))
-    return client
+    return client_for(get_user_model().objects.create_superuser("root", "root@example.test", "pw"))
 
 
 @pytest.mark.parametrize("model", MODELS)
