@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test venv lint bench soak clean
+.PHONY: run test check venv lint bench soak clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -19,6 +19,11 @@ run: venv
 
 test: venv
 	scripts/test.sh
+
+# The fast check while working (well under a minute): ruff, mypy, the vectors, the tests needing no worker,
+# browser or simulator run. `make test` is still what CI runs.
+check: venv
+	scripts/check.sh
 
 lint: venv
 	$(VENV)/bin/ruff check .

@@ -56,11 +56,11 @@ def rtp_rollups_refresh(*, now: datetime | None = None) -> list[date]:
     reversed_days = Round.objects.filter(
         void_kind=VoidKind.REVERSAL, voided_at__gte=now - REVERSALS_LOOKBACK, settled_at__isnull=False
     ).values_list("settled_at", flat=True)
-    days |= {moment.astimezone(UTC).date() for moment in reversed_days}
+    days |= {moment.astimezone(UTC).date() for moment in reversed_days if moment is not None}
     window = [today - timedelta(days=n) for n in range(1, BACKFILL_DAYS + 1)]
     done = set(RtpDay.objects.filter(day__in=window).values_list("day", flat=True))
     days |= set([day for day in window if day not in done][:BACKFILL_PER_RUN])
-    days = sorted(day for day in days if day < today)
-    for day in days:
+    due = sorted(day for day in days if day < today)
+    for day in due:
         rtp_day_rollup(day=day, now=now)
-    return days
+    return due

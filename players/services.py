@@ -15,6 +15,7 @@ Decisions where the issue is silent:
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -64,7 +65,7 @@ def player_settings_update(*, player, sound_on: bool, sound_volume: int, dealer_
                            hide_others_chat: bool) -> PlayerProfile:
     """Store the player's sound, video and chat preferences; every device reads them from here."""
     require_permission(player, "play")
-    values = {
+    values: dict[str, Any] = {
         "sound_on": _flag(sound_on, what="Sound"),
         "dealer_voice": _flag(dealer_voice, what="The dealer's voice"),
         "hide_others_chat": _flag(hide_others_chat, what="Hiding other players' chat"),

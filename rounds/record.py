@@ -409,7 +409,7 @@ def spot_script_player(record: RoundRecord, spot: SpotRecord) -> dict[str, Any]:
 
 
 def round_scripts(record: RoundRecord, *, name: str, expect: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """One round script per dealt position (round-script.md), with `expect` from a recorded settlement."""
+    """One round script per dealt position (docs/round-script.md), with `expect` from a recorded settlement."""
     scripts = []
     for position in positions(record):
         first, stream = position_cards(record, position.seat)

@@ -5,11 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/services.sh
 
-export DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/casino}"
-export CELERY_BROKER_URL="${TEST_CELERY_BROKER_URL:-redis://127.0.0.1:6379/0}"
-export CELERY_RESULT_BACKEND="${TEST_CELERY_RESULT_BACKEND:-redis://127.0.0.1:6379/1}"
-export REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379/2}"
-export SECRET_KEY="test-only-not-a-secret" FAST_PASSWORD_HASHER=1 DEBUG=0
+source scripts/test-env.sh
 
 # The named database itself (tests use test_<name>); makemigrations checks its history against the files.
 db_name="${DATABASE_URL##*/}"
@@ -17,8 +13,9 @@ psql "${DATABASE_URL%/*}/postgres" -tAc "SELECT 1 FROM pg_database WHERE datname
   || psql "${DATABASE_URL%/*}/postgres" -qc "CREATE DATABASE \"$db_name\""
 
 .venv/bin/ruff check .
+.venv/bin/mypy
 .venv/bin/python manage.py makemigrations --check --dry-run
-.venv/bin/python manage.py replay_round ../shared/vectors --check >/dev/null
+.venv/bin/python manage.py replay_round tests/vectors --check >/dev/null
 # The soak test's short form (workers killed, the database and the broker restarted, tasks delivered twice; a few
 # minutes; its own PostgreSQL cluster and Redis server on ports of their own), after a full run only; it runs
 # before pytest so that the suite's summary closes the output. Its races are off until the lead turns them on (--races).

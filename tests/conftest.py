@@ -1,216 +1,29 @@
-import os
-import subprocess
-import sys
-import time
-from pathlib import Path
+"""The suite's fixtures are in tests/fixtures/ (loaded here for every test), its factories in tests/factories.py
+and its plain helpers in tests/helpers.py. Import from those; never from a conftest module."""
 
 import pytest
-from django.db import connection, connections
 
-REPO = Path(__file__).resolve().parents[1]
-OUTPUT = REPO / "var" / "test-output"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from tests.helpers import OUTPUT, wait_for  # noqa: F401 - deprecated here: import them from tests.helpers
 
-
-@pytest.fixture
-def roles(db):
-    """Role groups come from a data migration; transactional tests flush them, so repair them first."""
-    from accounts.services import roles_sync
-
-    roles_sync()
+pytest_plugins = [
+    "tests.fixtures.personas",
+    "tests.fixtures.worker",
+    "tests.fixtures.browser",
+    "tests.fixtures.ledger",
+    "tests.fixtures.rounds",
+]
 
 
-def _make_user(username: str, role: str):
-    from accounts.services import user_create
+def pytest_collection_modifyitems(config, items):
+    """Mark what a test needs from its fixtures, so `-m "not worker and not browser"` (make check) selects the
+    tests that need neither, whether or not their module remembered the marker: every transactional test starts
+    the worker (see tests/fixtures/worker.py), and every test using `chromium` drives the browser."""
+    # Imported here: a plugin module imported before pytest loads it would not get its asserts rewritten.
+    from tests.fixtures.worker import transactional
 
-    return user_create(username=username, password="pw-" + username, role=role, email=f"{username}@example.test")
-
-
-@pytest.fixture
-def operator(roles):
-    return _make_user("olivia_operator", "operator")
-
-
-@pytest.fixture
-def support(roles):
-    return _make_user("sam_support", "support")
-
-
-@pytest.fixture
-def player(roles):
-    return _make_user("pat_player", "player")
-
-
-@pytest.fixture
-def player2(roles):
-    return _make_user("quinn_player", "player")
-
-
-@pytest.fixture
-def personas(operator, support, player, player2):
-    return {"operator": operator, "support": support, "player": player, "player2": player2}
-
-
-@pytest.fixture
-def client_for(client):
-    """A new client signed in as `user` (None: anonymous). Staff have passed their second factor too, on a real
-    enrolled authenticator; `client_for(user, second_factor=False)` stops after the password, as a stolen
-    password would."""
-    from django.test import Client
-
-    from accounts.sign_in import client_sign_in
-
-    def make(user, *, second_factor: bool = True, **client_options):
-        new = Client(**client_options)
-        if user is not None:
-            if second_factor:
-                client_sign_in(new, user)
-            else:
-                new.force_login(user, backend="accounts.backends.RoleBackend")
-        return new
-
-    return make
-
-
-def totp_code_for_secret(secret: str) -> str:
-    """The code an authenticator app shows now for the base32 secret an enrolment page shows."""
-    from base64 import b32decode
-
-    from django_otp.oath import TOTP
-
-    return f"{TOTP(b32decode(secret.replace(' ', ''))).token():06d}"
-
-
-def browser_sign_in(page, base_url: str, username: str, password: str | None = None) -> None:
-    """Sign in through the real pages as a person would: the password, then for staff the second factor,
-    enrolling an authenticator from the secret the page shows when they have none yet."""
-    page.goto(f"{base_url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password or f"pw-{username}")
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(lambda url: "/login/" not in url)
-    if "/verify/enrol/" in page.url:
-        page.get_by_label("Code from the app").fill(totp_code_for_secret(page.locator("[data-secret]").inner_text()))
-        page.get_by_role("button", name="Confirm").click()
-        page.get_by_role("link", name="I have saved them: continue").click()
-        page.wait_for_url(lambda url: "/verify/" not in url)
-    elif "/verify/" in page.url:
-        from django_otp.plugins.otp_totp.models import TOTPDevice
-
-        from accounts.sign_in import totp_code_now
-
-        device = TOTPDevice.objects.get(user__username=username, confirmed=True)
-        page.get_by_label("Code").fill(totp_code_now(device))
-        page.get_by_role("button", name="Verify").click()
-        page.wait_for_url(lambda url: "/verify/" not in url)
-
-
-def _database_url_for_worker() -> str:
-    settings = connection.settings_dict
-    if settings["ENGINE"] != "django.db.backends.postgresql":
-        raise RuntimeError("The real-worker tests run on PostgreSQL (make test sets DATABASE_URL)")
-    auth = settings["USER"] + (f":{settings['PASSWORD']}" if settings["PASSWORD"] else "")
-    return f"postgres://{auth}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
-
-
-@pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker):
-    """One real Celery worker process for the session, consuming this session's queue on the test database."""
-    from casino.celery import app
-
-    queue = app.conf.task_default_queue
-    OUTPUT.mkdir(parents=True, exist_ok=True)
-    with django_db_blocker.unblock():
-        env = dict(os.environ, DATABASE_URL=_database_url_for_worker(), CELERY_TASK_DEFAULT_QUEUE=queue)
-    log = open(OUTPUT / f"celery-worker-{queue}.log", "w")  # noqa: SIM115 - closed at teardown
-    node = f"{queue}@%h"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "casino", "worker", "-Q", queue, "-n", node, "--pool", "solo",
-         "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"Celery worker exited with {proc.returncode}; see {log.name}")
-        if "ready." in Path(log.name).read_text(errors="replace"):
-            break
-        time.sleep(0.2)
-    else:
-        proc.kill()
-        raise RuntimeError(f"Celery worker not ready after 60 s; see {log.name}")
-    yield proc
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-
-
-def _transactional(request) -> bool:
-    # The same test pytest-django applies to choose TransactionTestCase (whose teardown flushes every table).
-    marker = request.node.get_closest_marker("django_db")
-    if marker and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")):
-        return True
-    return bool({"transactional_db", "live_server", "celery_worker"} & set(request.fixturenames))
-
-
-@pytest.fixture(autouse=True)
-def _worker_drained_before_flush(request, _django_db_helper):
-    """A transactional test ends with a flush: TRUNCATE of every table. A task the test queued (the settle of a round
-    whose betting closed with no bet, a refund after a void, a common-draw advance) may still be running in the worker then; its
-    row locks and TRUNCATE's table locks can deadlock, and when PostgreSQL cancels the flush the next test finds
-    the last one's rows. So every transactional test waits, before its flush, until the worker has run all that
-    was queued. Depending on `_django_db_helper` makes this teardown run before pytest-django's."""
-    if not _transactional(request):
-        yield
-        return
-    request.getfixturevalue("celery_worker_process")
-    yield
-    from accounts.tasks import worker_ping
-
-    worker_ping.delay().get(timeout=60)
-
-
-@pytest.fixture
-def celery_worker(celery_worker_process, transactional_db):
-    """Tests that need the worker must commit their data, so they run in transactional mode."""
-    return celery_worker_process
-
-
-def wait_for(predicate, *, timeout: float = 20.0, interval: float = 0.1, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    """Debian's Chromium driven by Playwright, one for the whole session; each test opens its own context.
-
-    Playwright's sync API runs an event loop in this thread while the browser lives, so Django's guard against
-    synchronous ORM calls inside a loop is lifted for the session (the tests' ORM calls stay synchronous)."""
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    OUTPUT.mkdir(parents=True, exist_ok=True)
-    try:
-        with playwright_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            yield browser
-            # Every later test ran its ORM calls inside Playwright's loop, on connections of that context; close
-            # them while it still runs, or one outlives the session and the test database cannot be dropped.
-            connections.close_all()
-            browser.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+    for item in items:
+        fixturenames = getattr(item, "fixturenames", ())
+        if transactional(item, fixturenames) or "celery_worker_process" in fixturenames:
+            item.add_marker(pytest.mark.worker)
+        if "chromium" in fixturenames:
+            item.add_marker(pytest.mark.browser)

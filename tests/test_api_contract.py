@@ -13,12 +13,10 @@ from django.conf import settings
 from django.middleware.csrf import CSRF_ALLOWED_CHARS
 from django.utils.crypto import get_random_string
 
-from tests.conftest import OUTPUT
-from tests.rounds import conftest as rounds_fixtures
+from tests.helpers import OUTPUT
 
 pytestmark = [pytest.mark.worker]
 
-classic_table = rounds_fixtures.classic_table
 
 FUZZER = Path(sys.executable).with_name("schemathesis")
 MAX_EXAMPLES = os.environ.get("API_CONTRACT_MAX_EXAMPLES", "5")

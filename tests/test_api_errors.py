@@ -9,12 +9,10 @@ from django.db import connection, connections
 from rest_framework.exceptions import Throttled
 
 from casino.api_errors import exception_handler
-from tests.rounds import conftest as rounds_fixtures
 from tests.rounds.factories import new_key
 
 pytestmark = pytest.mark.django_db
 
-classic_table = rounds_fixtures.classic_table
 
 
 def error_of(response, status: int, code: str | None = None) -> dict:

@@ -21,15 +21,10 @@ import pytest
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from tests.rounds import conftest as rounds_fixtures
 from tests.rounds.factories import new_key
 
 pytestmark = pytest.mark.django_db
 
-classic_table = rounds_fixtures.classic_table
-funded = rounds_fixtures.funded
-play = rounds_fixtures.play
-ledger_is_sound_after_each_test = rounds_fixtures.ledger_is_sound_after_each_test
 
 PERSONAS = ("anonymous", "player", "other", "support", "operator")
 OK, LOGIN, NOT_FOUND = "ok", "login", "not_found"

@@ -136,8 +136,9 @@ class Funding(models.TextChoices):
     GOLDEN_CHIPS = "golden_chips", "Golden Chips"
 
 
-FUNDING_ACCOUNT = {Funding.CASH: AccountKind.PLAYER_CASH, Funding.GOLDEN_CHIPS: AccountKind.PLAYER_GOLDEN_CHIPS}
-IN_PLAY_ACCOUNT = {
+# Keyed by str: a funding read from a row or a BetHoldSpec is the plain value, which finds the same entry.
+FUNDING_ACCOUNT: dict[str, str] = {Funding.CASH: AccountKind.PLAYER_CASH, Funding.GOLDEN_CHIPS: AccountKind.PLAYER_GOLDEN_CHIPS}
+IN_PLAY_ACCOUNT: dict[str, str] = {
     Funding.CASH: AccountKind.HOUSE_BETS_IN_PLAY,
     Funding.GOLDEN_CHIPS: AccountKind.HOUSE_GOLDEN_CHIPS_IN_PLAY,
 }

@@ -17,7 +17,7 @@ The order inside every service is the same, and it matters:
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -208,7 +208,7 @@ def _describe(row: AccountRow) -> str:
 
 
 def _post(db: LedgerStatements, *, txn: LedgerTransaction, legs: dict[int, int], accounts: dict[int, AccountRow],
-          now, bets: list[tuple] = (), resolutions: list[tuple] = ()) -> tuple[dict[int, int], list[int]]:
+          now, bets: Sequence[tuple] = (), resolutions: Sequence[tuple] = ()) -> tuple[dict[int, int], list[int]]:
     """Write txn: its legs (one entry per account) once they balance and every player can pay, the new
     running balances, and its bets or resolutions. The player accounts must be locked.
 

@@ -8,6 +8,7 @@ ORM's query compilation and the driver's adaptation of Python lists cost more th
 """
 
 import json
+from collections.abc import Sequence
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models.expressions import RawSQL
@@ -67,7 +68,7 @@ class LedgerStatements:
             return f"{column} = ANY(%s::{cast}[])", pg_array(values)
         return f"{column} IN (SELECT value FROM json_each(%s))", json.dumps(values)
 
-    def _rows(self, rows: list[tuple], casts: tuple[str, ...]) -> tuple[str, list[str]]:
+    def _rows(self, rows: Sequence[tuple], casts: tuple[str, ...]) -> tuple[str, list[str]]:
         """A FROM item yielding `rows` as columns r.c0, r.c1, ...: one parameter per column on PostgreSQL."""
         names = ", ".join(f"c{i}" for i in range(len(casts)))
         if self.postgres:
@@ -137,7 +138,7 @@ class LedgerStatements:
         return self.cursor.fetchall()
 
     def ledger_write(self, *, transaction_id: int, created_at, deltas: dict[int, int],
-                     entries: list[tuple[int, int]], bets: list[tuple] = (), resolutions: list[tuple] = (),
+                     entries: list[tuple[int, int]], bets: Sequence[tuple] = (), resolutions: Sequence[tuple] = (),
                      ) -> tuple[dict[int, int], list[int]]:
         """Everything a movement writes after its checks, in one statement on PostgreSQL:
 
@@ -182,8 +183,8 @@ class LedgerStatements:
             if resolutions:
                 parts.append(f"s AS ({insert_resolutions})")
                 params += [transaction_id, when, *resolution_params]
-            bet_ids = " UNION ALL SELECT 'bet', id, NULL FROM b" if bets else ""
-            self._execute(f"WITH {', '.join(parts)} SELECT 'balance', id, balance FROM u{bet_ids}", params)
+            bet_union = " UNION ALL SELECT 'bet', id, NULL FROM b" if bets else ""
+            self._execute(f"WITH {', '.join(parts)} SELECT 'balance', id, balance FROM u{bet_union}", params)
             rows = self.cursor.fetchall()
             balances = {row[1]: row[2] for row in rows if row[0] == "balance"}
             # Identity values rise in insertion order, so sorting restores the order of `bets`.
@@ -200,7 +201,7 @@ class LedgerStatements:
             f"SELECT %s, r.c0, r.c1, r.c2, %s FROM {source}",
             [transaction_id, when, *params],
         )
-        bet_ids = []
+        bet_ids: list[int] = []
         if bets:
             self._execute(insert_bets, [transaction_id, when, *bet_params])
             bet_ids = sorted(row[0] for row in self.cursor.fetchall())

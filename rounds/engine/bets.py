@@ -1,6 +1,6 @@
 """A player's stakes and decisions on one position, and the checks every round applies to them.
 
-Decisions where rules.md is silent:
+Decisions the rules contract left open (docs/rules.md writes them down):
 - `balance` is what is left after the initial bets (main and side bets). Insurance is bought from it, so a
   paid double or split after insurance must be covered by what remains; insurance the balance cannot cover
   is an invalid record.
@@ -59,9 +59,15 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_stake(name: str, value: Any) -> None:
+# The largest single amount the wallet accepts (wallet.services.MAX_AMOUNT; the engine imports no Django app).
+MAX_STAKE = 10**12
+
+
+def _check_stake(name: str, value: Any, *, capped: bool = True) -> None:
     if not _is_int(value) or value < 0:
         raise RoundError(f"{name} must be a whole number of minor units, not {value!r}")
+    if capped and value > MAX_STAKE:
+        raise RoundError(f"{name} {value} is above the largest amount the system accepts ({MAX_STAKE})")
 
 
 def check_entry(rules: Rules, entry: PlayerEntry, dealer_up: Card) -> None:
@@ -96,7 +102,8 @@ def _check_bets(rules: Rules, entry: PlayerEntry) -> None:
         if stake and not entry.unit:
             raise RoundError(f"side bet {name} needs a main bet on the same position")
     if entry.balance is not None:
-        _check_stake("balance", entry.balance)
+        # Not capped: a balance is funds, and a live round's covers up to three paid actions of a main bet.
+        _check_stake("balance", entry.balance, capped=False)
 
 
 def _check_insurance(rules: Rules, entry: PlayerEntry, dealer_up: Card) -> None:

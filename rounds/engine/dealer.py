@@ -3,10 +3,11 @@
 The dealer's cards are facts recorded from the table. A record that breaks the drawing rule is a malfunction,
 never a result, so it raises RoundError.
 
-Decision where rules.md is silent: when no player hand on the position is live, the dealer "draws no further
-card", but the shared vectors record complete dealer hands there too (F06, F34), and in a seated game the
-other seats decide whether the dealer draws. So with no live hand the record may stop after the second card
-or complete correctly; a partial draw (stopping below 17 after drawing) is still a malfunction.
+Decision the rules contract left open (docs/rules.md writes it down): when no player hand on the position is
+live, the dealer "draws no further card", but the contract's vectors (tests/vectors) record complete dealer
+hands there too (F06, F34), and in a seated game the other seats decide whether the dealer draws. So with no
+live hand the record may stop after the second card or complete correctly; a partial draw (stopping below 17
+after drawing) is still a malfunction.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ ask what is legal next (`player_turn`); settlement replays whole logs (`play_log
 A request for a card is: a hit, the double card, the second card of split hand 1, its hits, then the second
 card of split hand 2 and its hits (split hand 1 is played to the end first).
 
-Decisions where rules.md is silent:
-- Unfunded paid split: rules.md says HIT below 11 and STAND above 11. A pair never totals exactly 11 (A-A is
+Decisions the rules contract left open (docs/rules.md writes them down):
+- Unfunded paid split: docs/rules.md says HIT below 11 and STAND above 11. A pair never totals exactly 11 (A-A is
   soft 12), so the gap cannot occur; the code treats 11 as HIT, like the timeout rule ("11 or less").
 - A paid double or split costs the position's main bet (a Golden Chip position pays it in cash).
 - A Bet Behind that follows a seat's split with only hand 1 plays that hand as a split hand (A+10 is 21, not

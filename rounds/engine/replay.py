@@ -1,6 +1,6 @@
 """Replaying round scripts from files: the logic behind `manage.py replay_round` (no Django, no database).
 
-Output contract (round-script.md): one JSON result per valid script on stdout, one line each. An invalid script
+Output contract (docs/round-script.md): one JSON result per valid script on stdout, one line each. An invalid script
 prints `<file>: <script id>: <reason>` on stderr and no result; with `check`, each difference from `expect`
 prints `<file>: <script id>: <difference>` on stderr. The exit code is 1 if anything was invalid or differed.
 """

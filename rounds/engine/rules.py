@@ -1,10 +1,10 @@
-"""Rule profiles and per-table flags (rules.md).
+"""Rule profiles and per-table flags (docs/rules.md).
 
 A table is one profile plus overrides. `Rules` is frozen and hashable so a round can snapshot it (`to_dict`) and
 the settlement can use it as a cache key.
 
-Decisions where rules.md is silent:
-- `classic` offers Perfect Pairs and 21+3 (as Live Blackjack tables do); rules.md names side bets only for the
+Decisions the rules contract left open (docs/rules.md writes them down):
+- `classic` offers Perfect Pairs and 21+3 (as Live Blackjack tables do); the contract names side bets only for the
   free bet profiles. Golden Chips are a `classic` feature (default off elsewhere, a flag like any other).
 - The balance fallbacks written under `free_bet` (unfunded double -> HIT, unfunded split -> HIT/STAND) apply to
   every profile: they are the only fallbacks the rules define.
@@ -174,7 +174,15 @@ def rules_for(name: str, overrides: dict[str, Any] | None = None) -> Rules:
     base = PROFILE_DEFAULTS[profile]
     if dealing is not None:
         base = replace(base, dealing=dealing)
-    return apply_overrides(base, overrides)
+    rules = apply_overrides(base, overrides)
+    # `classic_eu` and its siblings name their dealing, and the free bet games always deal ace_peek (as their
+    # tables do): an override saying otherwise contradicts the name. Plain `classic` takes any classic dealing.
+    fixed = name != "classic"
+    if fixed and rules.dealing != base.dealing:
+        raise RoundError(f"rules {name} deal {base.dealing}; overrides cannot make it {rules.dealing}")
+    if profile == "classic" and rules.dealing == "ace_peek":
+        raise RoundError("classic tables deal eu, us_peek_before or us_peek_after, not ace_peek")
+    return rules
 
 
 def _is_int(value: Any) -> bool:

@@ -1,6 +1,6 @@
-"""Round scripts (round-script.md): parse, validate, settle, and compare with `expect`.
+"""Round scripts (docs/round-script.md): parse, validate, settle, and compare with `expect`.
 
-Decisions where round-script.md is silent:
+Decisions the rules contract left open (docs/round-script.md writes them down):
 - Unknown keys on the script or a player are ignored (room for notes); an unknown bet name is an error.
 - A player with an empty result (no stake at all) matches an `expect` that leaves the player out.
 - `expect` may also hold a `dealer` entry ({"cards": [...], "total": N}); it is then compared too.
@@ -108,7 +108,7 @@ def run_script(script: Script) -> RoundResult:
 
 
 def settle_script(data: Any) -> dict[str, Any]:
-    """Settle one round script and return the RESULT object of round-script.md.
+    """Settle one round script and return the RESULT object of docs/round-script.md.
 
     Raises RoundError whose message starts with the script id: "<id>: <plain reason>".
     """

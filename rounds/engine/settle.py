@@ -9,7 +9,7 @@ Golden Chips: `net` is reported like a cash hand (win +stake, blackjack +1.5 sta
 money moves differently: a win credits only the winnings in cash and spends the chips, a loss spends the chips,
 a push returns the chips. So for a Golden Chip hand the cash moved is not the net: credit the returns.
 
-Decisions where rules.md is silent:
+Decisions the rules contract left open (docs/rules.md writes them down):
 - A Bet Behind whose seat has no bet is refunded: its hand reports 0 (and each side bet 0, refunded).
 - A peeked dealer blackjack ends the round before any decision, so a player's log must then be empty
   (one logged `stand` is tolerated, as for a natural blackjack).

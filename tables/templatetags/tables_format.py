@@ -33,7 +33,7 @@ def pretty_json(value) -> str:
 
 @register.filter
 def paytable_text(paytable: dict[str, int]) -> str:
-    """"Suited pair 25, Pair 8": lines in paytables.md order (JSON storage does not keep key order)."""
+    """"Suited pair 25, Pair 8": lines in docs/paytables.md order (JSON storage does not keep key order)."""
     from tables.forms import LINE_LABELS
 
     order = list(LINE_LABELS)

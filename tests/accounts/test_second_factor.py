@@ -12,7 +12,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts.models import LoginEvent, LoginRecord
 from accounts.sign_in import staff_authenticator, totp_code_now
-from tests.conftest import totp_code_for_secret
+from tests.helpers import totp_code_for_secret
 
 pytestmark = pytest.mark.django_db
 

@@ -1,7 +1,7 @@
 import pytest
 from django.urls import reverse
 
-from tests.conftest import wait_for
+from tests.helpers import wait_for
 
 
 @pytest.mark.worker

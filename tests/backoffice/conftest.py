@@ -1,37 +1,11 @@
 """Rounds played through the real services for the back office pages: a settled classic round with two players,
-a settled common-draw round, and a round still in play. The round fixtures of tests/rounds are reused."""
+a settled common-draw round, and a round still in play (the round fixtures are tests/fixtures/rounds.py)."""
 
 import pytest
 
-from tests.rounds import conftest as rounds_fixtures
-from tests.rounds.factories import new_key
+from tests.backoffice.scenarios import settle_classic
+from tests.factories import new_key
 from wallet import services as wallet
-
-# The fixtures of tests/rounds, shared here: tables, funded players, the round driver, the ledger audit.
-classic_table = rounds_fixtures.classic_table
-free_bet_table = rounds_fixtures.free_bet_table
-funded = rounds_fixtures.funded
-play = rounds_fixtures.play
-ledger_is_sound_after_each_test = rounds_fixtures.ledger_is_sound_after_each_test
-
-
-def settle_classic(play, table, *players):
-    """Seat 1 stands on 20 and wins; seat 2 (if any) stands on 16 and loses: dealer 9 then T 9 = 19."""
-    r = play(table)
-    r.bet(players[0], {"main": 1000}, seat=1)
-    if len(players) > 1:
-        r.bet(players[1], {"main": 3000}, seat=2)
-    r.close()
-    if len(players) > 1:
-        r.cards("Th", "Kd", "Ts", "6c", "9c")  # seat 1 twice, seat 2 twice, dealer up (EU: no hole card)
-    else:
-        r.cards("Th", "Kd", "9c")
-    r.decide(players[0], "stand", seat=1)
-    if len(players) > 1:
-        r.decide(players[1], "stand", seat=2)
-    r.cards("Ts")
-    r.complete()
-    return r.settle()
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from datetime import UTC
 import pytest
 from django.db import connections
 
-from tests.backoffice.conftest import settle_classic
-from tests.conftest import OUTPUT, browser_sign_in
+from tests.backoffice.scenarios import settle_classic
+from tests.helpers import OUTPUT, browser_sign_in
 
 PHONE = {"width": 390, "height": 844}
 
@@ -43,7 +43,7 @@ def test_support_looks_up_a_game_number_and_voids_the_round(live_server, page, c
     from playwright.sync_api import expect
 
     from rounds.models import Round
-    from tests.rounds.conftest import cash
+    from tests.helpers import cash
 
     before = cash(alice)
     round = in_play.refresh()
@@ -152,7 +152,7 @@ def test_an_operator_reads_the_dashboard_and_the_rtp_chart(live_server, page, op
     assert nothing_wider_than_a_phone(page) == []
 
     # A promotion for alice: Golden Chips from her player page, with the reason her history will show.
-    from tests.rounds.conftest import chips
+    from tests.helpers import chips
 
     page.goto(f"{live_server.url}/support/players/{alice.pk}/")
     grants = page.get_by_role("region", name="Golden Chip grants")

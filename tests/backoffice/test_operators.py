@@ -10,7 +10,7 @@ from backoffice import charts, reports
 from rounds import services as round_services
 from rounds.selectors import round_rules
 from tables import rtp as table_rtp
-from tests.backoffice.conftest import settle_classic
+from tests.backoffice.scenarios import settle_classic
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from backoffice import selectors
-from tests.backoffice.conftest import settle_classic
+from tests.backoffice.scenarios import settle_classic
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +66,7 @@ def test_the_detail_page_shows_the_cards_and_decisions_of_the_round(client_for, 
 
 
 def test_a_hole_card_stays_face_down_for_the_player_while_the_round_is_played(client_for, play, funded):
-    from tests.rounds.factories import RoundTableFactory
+    from tests.factories import RoundTableFactory
 
     table = RoundTableFactory(profile="classic", code="LB05", dealing="us_peek_before")
     player = funded()

@@ -10,7 +10,7 @@ from django.urls import reverse
 from backoffice import selectors
 from players.models import PlayerNote, PlayerProfile
 from rounds.models import Round, RoundState
-from tests.rounds.conftest import chips
+from tests.helpers import chips
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -145,7 +145,7 @@ def test_voiding_needs_a_reason_then_a_confirmation_then_refunds(client_for, sup
 
 
 def test_a_settled_round_is_reversed_with_compensating_transactions(client_for, operator, settled, alice, bob):
-    from tests.rounds.conftest import cash
+    from tests.helpers import cash
 
     before = cash(alice), cash(bob)
     url = reverse("backoffice_round_void", args=[settled.game_number])

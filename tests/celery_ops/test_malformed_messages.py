@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import OUTPUT, REPO
+from tests.helpers import OUTPUT, REPO
 
 
 @pytest.fixture(scope="module")

@@ -50,7 +50,9 @@ BAD_SCRIPTS = [
     ),
     (_bad("RULES", "rules", "spanish21"), "unknown rules 'spanish21'"),
     (_bad("FLAG", "overrides", {"no_such_flag": True}), "unknown table flag 'no_such_flag'"),
+    (_bad("DEALING", "overrides", {"dealing": "eu"}), "rules free_bet deal ace_peek"),
     (_bad("ODD", "players.0.bets", {"main": 1001}), "even number"),
+    (_bad("HUGE", "players.0.bets", {"main": 10**12 + 2}), "above the largest amount the system accepts"),
     (_bad("INS-TEN", "players.0.insurance", True), "insurance is offered only with an ace up"),
     (_bad("SIDE-OFFER", "players.0.bets", {"main": 1000, "perfect_pairs": 100}), "not offered"),
     (_bad("SIDE-ALONE", "players.0.bets", {"any_pair": 100}), "needs a main bet"),
@@ -134,8 +136,8 @@ def test_command_reports_bad_scripts_without_traceback(tmp_path: Path) -> None:
     assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == ["G1"]
 
 
-def test_command_checks_shared_vectors() -> None:
-    vectors = REPO.parent / "shared" / "vectors"
+def test_command_checks_every_vector() -> None:
+    vectors = REPO / "tests" / "vectors"
     done = _manage(str(vectors), "--check")
     assert done.returncode == 0, done.stderr
     assert all(json.loads(line)["dealer"]["cards"] for line in done.stdout.splitlines())

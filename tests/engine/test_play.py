@@ -142,14 +142,14 @@ def test_play_log_needs_complete_logs() -> None:
         play_log(FREE, cards("8h 2d"), ["hit"], cards("2c"), main=1000)
     with pytest.raises(RoundError, match="missing stream card"):
         play_log(FREE, cards("8h 2d"), ["hit", "hit"], cards("2c"), main=1000)
-    # A natural may log one confirming stand (the shared vectors do); nothing more.
+    # A natural may log one confirming stand (the contract's vectors in tests/vectors do); nothing more.
     play_log(FREE, cards("Ah Kd"), ["stand"], [], main=1000)
     with pytest.raises(RoundError, match="surplus"):
         play_log(FREE, cards("Ah Kd"), ["stand", "stand"], [], main=1000)
 
 
 def test_no_splittable_pair_totals_exactly_11() -> None:
-    # rules.md says HIT below 11 and STAND above 11 for an unfunded paid split; 11 itself cannot occur.
+    # docs/rules.md says HIT below 11 and STAND above 11 for an unfunded paid split; 11 itself cannot occur.
     from rounds.engine.cards import ALL_CARDS
     from rounds.engine.hands import hand_total, is_splittable_pair
 

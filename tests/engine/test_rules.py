@@ -84,3 +84,24 @@ def test_unknown_profile() -> None:
         rules_for("blackjack_switch")
     with pytest.raises(RoundError, match="profile"):
         Rules.from_dict({"profile": "nope"})
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides"),
+    [
+        ("classic_eu", {"dealing": "us_peek_before"}),
+        ("classic_us_peek_after", {"dealing": "eu"}),
+        ("free_bet", {"dealing": "eu"}),
+        ("free_bet_seated", {"dealing": "us_peek_before"}),
+        ("classic", {"dealing": "ace_peek"}),
+    ],
+)
+def test_an_override_that_contradicts_the_named_dealing_is_refused(name: str, overrides: dict) -> None:
+    # docs/round-script.md: classic_* fixes the dealing; an override that contradicts it makes a script invalid.
+    with pytest.raises(RoundError, match="deal"):
+        rules_for(name, overrides)
+
+
+def test_an_override_that_repeats_the_named_dealing_is_accepted() -> None:
+    assert rules_for("classic_us_peek_after", {"dealing": "us_peek_after"}).dealing == "us_peek_after"
+    assert rules_for("free_bet", {"dealing": "ace_peek"}).dealing == "ace_peek"

@@ -10,7 +10,7 @@ from players import selectors, services
 from players.errors import NotAtTable, PlayerRequestError, TableNotOpen
 from players.models import PlayerProfile, PresenceEnd, TablePresence
 from tables.models import Table
-from tests.tables.factories import TableFactory
+from tests.factories import TableFactory
 from wallet import selectors as wallet_selectors
 from wallet.models import LedgerTransaction
 from wallet.services import deposit

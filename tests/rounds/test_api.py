@@ -4,7 +4,7 @@ import pytest
 from django.urls import include, path
 
 from rounds.models import RoundBet
-from tests.rounds.conftest import cash
+from tests.helpers import cash
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ import pytest
 
 from rounds import errors, services
 from rounds.models import RoundBet, RoundState, Spot
-from tests.rounds.conftest import cash, chips
-from tests.rounds.factories import new_key
+from tests.factories import new_key
+from tests.helpers import cash, chips
 from wallet import errors as wallet_errors
 from wallet.models import Bet, LedgerTransaction
 

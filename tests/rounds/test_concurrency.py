@@ -7,8 +7,8 @@ from django.db import connection
 
 from rounds import errors, services
 from rounds.models import RoundBet, RoundEvent, Spot
-from tests.rounds.conftest import cash
-from tests.rounds.factories import new_key
+from tests.factories import new_key
+from tests.helpers import cash
 from wallet import errors as wallet_errors
 
 

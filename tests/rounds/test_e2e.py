@@ -10,8 +10,7 @@ from django.utils import timezone
 
 from rounds import selectors, services, tasks
 from rounds.models import Round, RoundState
-from tests.conftest import wait_for
-from tests.rounds.conftest import cash, chips
+from tests.helpers import cash, chips, wait_for
 from wallet.audit import ledger_audit_run
 from wallet.models import Bet, LedgerTransaction
 

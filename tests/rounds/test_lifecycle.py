@@ -8,8 +8,8 @@ from django.db import IntegrityError, transaction
 from rounds import errors, services
 from rounds.models import CardRecord, Round, RoundEvent, RoundState, Shoe
 from tables import services as table_services
-from tests.rounds.conftest import cash
-from tests.rounds.factories import RoundTableFactory
+from tests.factories import RoundTableFactory
+from tests.helpers import cash
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from rounds import errors, selectors, services
 from rounds.models import CardRecord, Decision, RoundBet, RoundState
-from tests.rounds.conftest import cash
+from tests.helpers import cash
 from wallet import errors as wallet_errors
 from wallet import services as wallet
 from wallet.models import Bet

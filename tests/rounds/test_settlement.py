@@ -12,7 +12,7 @@ from rounds.engine.script import settle_script
 from rounds.engine.settle import HandResult, PlayerResult, StakeResult
 from rounds.models import RoundState
 from rounds.record import BetRecord, RoundRecord, SpotRecord, _proportional, rules_overrides, spot_bet_returns
-from tests.rounds.conftest import cash, chips
+from tests.helpers import cash, chips
 from wallet.models import BetResolution, LedgerTransaction
 
 pytestmark = pytest.mark.django_db

@@ -52,7 +52,7 @@ def test_well_known_close_decision_16_against_10():
 @pytest.mark.parametrize(
     ("name", "low", "high"),
     [
-        # Infinite-deck figures sit a little below the 8-deck first-hand ones in paytables.md.
+        # Infinite-deck figures sit a little below the 8-deck first-hand ones in docs/paytables.md.
         ("free_bet", 0.9830, 0.9850),
         ("free_bet_seated", 0.9810, 0.9830),
         ("classic_eu", 0.9930, 0.9950),

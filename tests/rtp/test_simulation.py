@@ -1,4 +1,4 @@
-"""Monte Carlo first-hand RTP: reproducible, consistent with the exact maths, and with paytables.md."""
+"""Monte Carlo first-hand RTP: reproducible, consistent with the exact maths, and with docs/paytables.md."""
 
 import pytest
 
@@ -6,7 +6,7 @@ from rounds.engine.rtp import main_game_rtp, simulate_first_hand_rtp
 from rounds.engine.rtp.simulation import fresh_shoe
 from rounds.engine.rules import rules_for
 
-# paytables.md: 8 decks, first hand of the shoe, optimal strategy.
+# docs/paytables.md: 8 decks, first hand of the shoe, optimal strategy.
 PUBLISHED_MAIN_GAME = {"free_bet": 0.9845, "free_bet_seated": 0.9826, "classic_eu": 0.9949}
 # Seeds are fixed, so these runs are deterministic; 4 SE leaves room for a change of seed or hand count.
 TOLERANCE_SE = 4.0

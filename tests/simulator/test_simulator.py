@@ -11,7 +11,7 @@ from rounds.engine.rules import rules_for
 from rounds.models import Decision, Round, RoundEvent, RoundState, Spot, VoidKind
 from rounds.simulator import ScriptedEvent, SimulationConfig, run_fingerprint, simulation_run
 from rounds.simulator.habits import Offer, optimal_action, stake_from_chips
-from tests.conftest import wait_for
+from tests.helpers import wait_for
 from wallet.audit import ledger_audit_run
 from wallet.models import Account, AccountKind, BetResolution, Entry, LedgerTransaction
 
@@ -39,6 +39,7 @@ def assert_every_round_ended_and_replays(report):
     assert [str(d) for d in ledger_audit_run()] == []
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_the_same_seed_plays_the_same_games_and_another_seed_does_not(roles):
     first = run(seed=11, prefix="SA", rounds=12)
@@ -52,6 +53,7 @@ def test_the_same_seed_plays_the_same_games_and_another_seed_does_not(roles):
         assert_every_round_ended_and_replays(report)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_the_api_transport_plays_the_same_games_as_the_services(roles):
     through_services = run(seed=5, prefix="SV", rounds=9)
@@ -62,6 +64,7 @@ def test_the_api_transport_plays_the_same_games_as_the_services(roles):
     assert_every_round_ended_and_replays(through_api)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_injected_events_happen_and_leave_the_money_right(roles):
     scripted = tuple(
@@ -104,6 +107,7 @@ def test_injected_events_happen_and_leave_the_money_right(roles):
     assert_every_round_ended_and_replays(report)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_a_run_uses_every_feature_of_the_tables(roles):
     report = run(seed=2, prefix="FT", rounds=18, players=12, malfunction_rate=0.0, pause_rate=0.0)
@@ -135,6 +139,7 @@ def test_the_worker_settles_what_the_simulator_plays_and_duplicates_change_nothi
     assert_every_round_ended_and_replays(report)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_simulate_tables_reports_what_it_played(roles, capsys):
     call_command("simulate_tables", "--rounds", "6", "--players", "6", "--prefix", "CM", "--settle", "inline",
@@ -153,6 +158,7 @@ def test_simulate_tables_refuses_bad_options(roles):
         call_command("simulate_tables", "--prefix", "lower", "--rounds", "1")
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_the_demo_loads_rounds_once(roles, capsys):
     call_command("demo_data", "--rounds", "24", "--players", "6")

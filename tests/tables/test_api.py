@@ -2,7 +2,7 @@ import pytest
 from django.urls import reverse
 
 from tables import services
-from tests.tables.factories import TableFactory
+from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db
 

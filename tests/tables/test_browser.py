@@ -5,7 +5,7 @@ import pytest
 from django.db import connections
 
 from tables import rtp
-from tests.conftest import OUTPUT, browser_sign_in
+from tests.helpers import OUTPUT, browser_sign_in
 
 # Perfect Pairs with 6 decks: perfect 5/311, coloured 6/311, mixed 12/311 (the rest loses).
 PP_30 = rtp.percent(Fraction(5 * 31 + 6 * 13 + 12 * 7, 311))  # 101.9293: refused

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from tables import services
 from tables.models import BetLimit, Table, TableChange, TablePaytable, TableRtpRun
-from tests.tables.factories import TableFactory
+from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db
 

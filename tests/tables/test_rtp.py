@@ -6,9 +6,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from tables import rtp
-from tests.tables.factories import TableFactory
+from tests.factories import TableFactory
 
-# paytables.md: main game, optimal strategy, first hand of an 8-deck shoe, given to two decimals.
+# docs/paytables.md: main game, optimal strategy, first hand of an 8-deck shoe, given to two decimals.
 PUBLISHED_MAIN_RTP = {"free_bet": 0.9845, "free_bet_seated": 0.9826, "classic": 0.9949}
 SIMULATED_HANDS = 4_000_000
 

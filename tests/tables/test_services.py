@@ -9,7 +9,7 @@ from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from tables import selectors, services
 from tables.errors import TableConfigError, TableConflictError
 from tables.models import BetLimit, Table, TableChange, TablePaytable
-from tests.tables.factories import TableFactory
+from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -3,8 +3,8 @@ from django.urls import reverse
 
 from tables import services
 from tables.models import TableRtpRun
-from tests.conftest import wait_for
-from tests.tables.factories import TableFactory
+from tests.factories import TableFactory
+from tests.helpers import wait_for
 
 HANDS = 200_000
 

@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from tests.wallet.factories import BetFactory
+from tests.factories import BetFactory
 
 pytestmark = pytest.mark.django_db
 

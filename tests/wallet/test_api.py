@@ -5,7 +5,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
-from tests.wallet.factories import DepositFactory, new_key
+from tests.factories import DepositFactory, new_key
 from wallet import selectors
 from wallet.models import Account, LedgerTransaction
 
@@ -116,6 +116,7 @@ def test_the_schema_documents_the_idempotency_header(client_for, player):
     assert "/api/wallet/players/{user_id}/history/" in schema["paths"]
 
 
+@pytest.mark.no_audit
 def test_ledger_audit_command_passes_a_sound_ledger_and_fails_a_broken_one(player, capsys):
     DepositFactory(player=player, amount=10_00)
     call_command("ledger_audit")

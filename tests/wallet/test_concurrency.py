@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import OperationalError, connection, connections, transaction
 
-from tests.conftest import wait_for
-from tests.wallet.factories import DepositFactory, PlayerFactory, new_key
+from tests.factories import DepositFactory, PlayerFactory, new_key
+from tests.helpers import wait_for
 from wallet import errors, locks, selectors, services
 from wallet.audit import ledger_audit_run
 from wallet.models import Account, LedgerTransaction

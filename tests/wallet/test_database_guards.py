@@ -3,7 +3,7 @@
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from tests.wallet.factories import BetFactory, DepositFactory, new_key
+from tests.factories import BetFactory, DepositFactory, new_key
 from wallet import services
 from wallet.audit import ledger_audit_run
 from wallet.models import Account, AccountKind, Bet, BetResolution, Entry, LedgerTransaction

@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.wallet.factories import BetFactory, DepositFactory, new_key
+from tests.factories import BetFactory, DepositFactory, new_key
 from wallet import selectors, services
 from wallet.models import Account, LedgerTransaction
 

@@ -4,7 +4,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from tests.wallet.factories import BetFactory, DepositFactory, PlayerFactory, new_key
+from tests.factories import BetFactory, DepositFactory, PlayerFactory, new_key
 from wallet import errors, selectors, services
 from wallet.audit import ledger_audit_run
 from wallet.models import Account, AccountKind, Bet, BetResolution, Entry, LedgerTransaction
@@ -28,13 +28,6 @@ def chips(player, currency="EUR") -> int:
 
 def house(kind, currency="EUR") -> int:
     return selectors.house_balances(currency=currency).get((kind, currency), 0)
-
-
-@pytest.fixture(autouse=True)
-def ledger_is_sound_after_each_test(request):
-    yield
-    if "no_audit" not in request.keywords:
-        assert ledger_audit_run() == []
 
 
 # ------------------------------------------------------------------------------------------------- transfers

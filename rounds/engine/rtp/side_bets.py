@@ -7,14 +7,14 @@ three cards differ, n*n*(n-1) times when two are the same card and n*(n-1)*(n-2)
 so each category is kept as three counts and any deck count is a polynomial away.
 
 Speed: the classification depends on suits only through "same suit" and "same colour" (true of every bet
-in rules.md), so suit triples are enumerated up to the 8 suit permutations that keep colours together, each
+in docs/rules.md), so suit triples are enumerated up to the 8 suit permutations that keep colours together, each
 representative weighted by its orbit size: 10 suit patterns instead of 64. A test checks this against the
 full enumeration of all 52**3 triples.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from itertools import permutations, product
@@ -53,13 +53,13 @@ def suit_pattern_orbits() -> tuple[tuple[tuple[str, str, str], int], ...]:
     """One representative suit triple per orbit, with the orbit's size (sizes sum to 64)."""
     maps = _colour_preserving_suit_maps()
     orbits: dict[tuple[str, str, str], int] = {}
-    for triple in product(SUITS, repeat=3):
-        representative = min(tuple(m[suit] for suit in triple) for m in maps)
+    for first, second, third in product(SUITS, repeat=3):
+        representative = min((m[first], m[second], m[third]) for m in maps)
         orbits[representative] = orbits.get(representative, 0) + 1
     return tuple(sorted(orbits.items()))
 
 
-def _identity_pattern(ranks: tuple[str, str, str], suits: tuple[str, str, str]) -> int:
+def _identity_pattern(ranks: Sequence[str], suits: Sequence[str]) -> int:
     cards = set(zip(ranks, suits, strict=True))
     return {3: 0, 2: 1, 1: 2}[len(cards)]
 

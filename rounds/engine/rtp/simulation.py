@@ -55,14 +55,14 @@ def _random_below(state: np.ndarray, bound: int) -> int:
 @njit(cache=True)
 def _draw(shoe: np.ndarray, state: np.ndarray, infinite: bool) -> int:
     if infinite:
-        return _INFINITE_RANK_VALUES[_random_below(state, 13)]
+        return int(_INFINITE_RANK_VALUES[_random_below(state, 13)])
     pos = int(state[_POS])
     j = pos + _random_below(state, shoe.shape[0] - pos)
     card = shoe[j]
     shoe[j] = shoe[pos]
     shoe[pos] = card
     state[_POS] = np.uint64(pos + 1)
-    return card
+    return int(card)
 
 
 @njit(cache=True)

@@ -160,8 +160,8 @@ def _strategy_tables(rules: RtpRules) -> StrategyTables:
         for card_index, value in enumerate(CARD_VALUES):
             best = _best(solver.initial_options(value, value))
             split[up_index, card_index] = 1 if best in (SPLIT, FREE_SPLIT) else 0
-    for table in (two_card, hit_real, hit_free, split):
-        table.flags.writeable = False  # shared through the cache
+    for frozen in (two_card, hit_real, hit_free, split):
+        frozen.flags.writeable = False  # shared through the cache
     return StrategyTables(two_card=two_card, hit_real=hit_real, hit_free=hit_free, split=split)
 
 

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The fast check beside `make test`: lint, types, the round-script vectors, and every test that needs neither
+# the Celery worker nor the browser (tests/conftest.py marks those from their fixtures) nor a simulator run
+# (`slow`), in parallel on a kept test database. Arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/services.sh
+source scripts/test-env.sh
+
+.venv/bin/ruff check .
+.venv/bin/mypy
+.venv/bin/python manage.py replay_round tests/vectors --check >/dev/null
+# --reuse-db keeps each worker's test database between runs (new migrations are still applied to it).
+.venv/bin/python -m pytest -q -m "not worker and not browser and not slow" -n "${CHECK_WORKERS:-auto}" --reuse-db \
+  "$@"

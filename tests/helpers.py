@@ -1,0 +1,62 @@
+"""Plain helpers the tests import (fixtures live in tests/fixtures/, factories in tests/factories.py)."""
+
+import time
+from pathlib import Path
+
+from wallet import selectors as wallet_selectors
+from wallet.models import AccountKind
+
+REPO = Path(__file__).resolve().parents[1]
+# Logs of the worker and screenshots of the browser tests.
+OUTPUT = REPO / "var" / "test-output"
+
+
+def wait_for(predicate, *, timeout: float = 20.0, interval: float = 0.1, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def cash(player, currency="EUR") -> int:
+    return wallet_selectors.player_balance(player=player, currency=currency)
+
+
+def chips(player, currency="EUR") -> int:
+    return wallet_selectors.player_balance(player=player, currency=currency, kind=AccountKind.PLAYER_GOLDEN_CHIPS)
+
+
+def totp_code_for_secret(secret: str) -> str:
+    """The code an authenticator app shows now for the base32 secret an enrolment page shows."""
+    from base64 import b32decode
+
+    from django_otp.oath import TOTP
+
+    return f"{TOTP(b32decode(secret.replace(' ', ''))).token():06d}"
+
+
+def browser_sign_in(page, base_url: str, username: str, password: str | None = None) -> None:
+    """Sign in through the real pages as a person would: the password, then for staff the second factor,
+    enrolling an authenticator from the secret the page shows when they have none yet."""
+    page.goto(f"{base_url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password or f"pw-{username}")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda url: "/login/" not in url)
+    if "/verify/enrol/" in page.url:
+        page.get_by_label("Code from the app").fill(totp_code_for_secret(page.locator("[data-secret]").inner_text()))
+        page.get_by_role("button", name="Confirm").click()
+        page.get_by_role("link", name="I have saved them: continue").click()
+        page.wait_for_url(lambda url: "/verify/" not in url)
+    elif "/verify/" in page.url:
+        from django_otp.plugins.otp_totp.models import TOTPDevice
+
+        from accounts.sign_in import totp_code_now
+
+        device = TOTPDevice.objects.get(user__username=username, confirmed=True)
+        page.get_by_label("Code").fill(totp_code_now(device))
+        page.get_by_role("button", name="Verify").click()
+        page.wait_for_url(lambda url: "/verify/" not in url)
