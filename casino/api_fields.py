@@ -16,3 +16,12 @@ class JsonIntegerField(serializers.IntegerField):
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class JsonStringField(serializers.CharField):
+    """DRF's CharField turns 0 or true into "0" and "True"; a string field takes strings only."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
