@@ -6,6 +6,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from casino.untrusted import InputError
+
 
 class DomainError(Exception):
     """Raised by services for a request that breaks a business rule; the API turns it into a 400/409."""
@@ -21,6 +23,8 @@ class DomainError(Exception):
 
 
 def exception_handler(exc, context):
+    if isinstance(exc, InputError):
+        return Response({"code": "invalid_input", "message": exc.message}, status=400)
     if isinstance(exc, DomainError):
         return Response({"code": exc.code, "message": exc.message}, status=exc.http_status)
     if isinstance(exc, ValidationError):

@@ -1,14 +1,24 @@
 from django.contrib import admin
+from django.contrib.auth.decorators import login_required
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.permissions import IsAuthenticated
+
+from casino.admin_shortcut import admin_shortcut
 
 handler403 = "accounts.views.permission_denied"
 handler404 = "accounts.views.page_not_found"
 
 urlpatterns = [
+    # Before the admin's own route of the same shape, which it replaces.
+    path("admin/r/<int:content_type_id>/<path:object_id>/", admin.site.admin_view(admin_shortcut),
+         name="admin_shortcut"),
     path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # Signed-in people only (docs/security.md: staff, and players for the game-client part they call).
+    path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="api-schema"),
+    # The split view serves its start-up script as a file, so the page runs under a CSP without inline scripts.
+    path("api/docs/", login_required(SpectacularSwaggerSplitView.as_view(
+        url_name="api-schema", permission_classes=[IsAuthenticated])), name="api-docs"),
     path("api/wallet/", include("wallet.api_urls")),
     path("api/tables/", include("tables.api_urls")),
     path("api/rounds/", include("rounds.api_urls")),

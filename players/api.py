@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import has_role_permission, missing_permission_message
+from casino.fields import ApiWholeNumberField
 from players import selectors, services
 from players.models import VideoQuality
 
@@ -20,7 +21,7 @@ class PLAYER(BasePermission):
 
 class SettingsSerializer(serializers.Serializer):
     sound_on = serializers.BooleanField()
-    sound_volume = serializers.IntegerField(min_value=0, max_value=100)
+    sound_volume = ApiWholeNumberField(min_value=0, max_value=100)
     dealer_voice = serializers.BooleanField()
     video_quality = serializers.ChoiceField(choices=VideoQuality.choices)
     hide_others_chat = serializers.BooleanField()

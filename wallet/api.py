@@ -9,9 +9,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import has_role_permission, missing_permission_message
+from casino.fields import ApiWholeNumberField
+from casino.untrusted import InputError, amount_minor_parse, whole_number_parse
 from wallet import selectors, services
 from wallet.currencies import money_format
-from wallet.errors import IdempotencyKeyRequired, InvalidRequest, UnknownAccount
+from wallet.errors import IdempotencyKeyRequired, InvalidAmount, InvalidRequest, UnknownAccount
 from wallet.selectors import HISTORY_MAX_PAGE_SIZE, HISTORY_PAGE_SIZE
 
 
@@ -64,7 +66,7 @@ class HistoryPageSerializer(serializers.Serializer):
 
 class MovementRequestSerializer(serializers.Serializer):
     currency = serializers.CharField(help_text="ISO code, e.g. EUR")
-    amount = serializers.IntegerField(help_text="Minor units, > 0 (1250 = 12.50 EUR)")
+    amount = ApiWholeNumberField(help_text="Minor units, > 0 (1250 = 12.50 EUR)")
 
 
 class MovementSerializer(serializers.Serializer):
@@ -89,9 +91,10 @@ def _int_param(request, name: str, default: int | None) -> int | None:
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    if not raw.isdigit():
-        raise InvalidRequest(f"'{name}' must be a whole number, not {raw!r}.")
-    return int(raw)
+    try:
+        return whole_number_parse(raw, field=name)
+    except InputError as error:
+        raise InvalidRequest(error.message) from None
 
 
 def _balances(player):
@@ -152,8 +155,11 @@ class _MovementView(APIView):
             if data.get(name) in (None, ""):
                 raise InvalidRequest(f"'{name}' is required.")
         amount = data["amount"]
-        if isinstance(amount, str) and amount.isdigit():
-            amount = int(amount)
+        if isinstance(amount, str):
+            try:
+                amount = amount_minor_parse(amount)
+            except InputError as error:
+                raise InvalidAmount(error.message) from None
         txn = type(self).service(player=request.user, currency=data["currency"], amount=amount,
                                  idempotency_key=key, actor=request.user)
         entry = txn.entries.filter(account__player=request.user).select_related("account").get()
