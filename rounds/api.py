@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import has_role_permission, missing_permission_message
+from casino.ratelimit import BetRateThrottle
 from rounds import selectors, services
 from rounds.models import CardTarget, Round, RoundState
 from tables.models import Table
@@ -502,6 +503,7 @@ class ReverseApi(APIView):
 
 class BetsApi(APIView):
     permission_classes = [PLAYER]
+    throttle_classes = [BetRateThrottle]
 
     @extend_schema(summary="Place bets on a spot (game client)", request=BetPlaceSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
@@ -515,6 +517,7 @@ class BetsApi(APIView):
 
 class BetsRepeatApi(APIView):
     permission_classes = [PLAYER]
+    throttle_classes = [BetRateThrottle]
 
     @extend_schema(summary="Repeat my bets of the last round at this table", request=None,
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
@@ -527,6 +530,7 @@ class BetsRepeatApi(APIView):
 
 class BetsDoubleApi(APIView):
     permission_classes = [PLAYER]
+    throttle_classes = [BetRateThrottle]
 
     @extend_schema(summary="Double all my bets in this round", request=None, parameters=[IDEMPOTENCY_HEADER],
                    responses={201: BetResultSerializer, **ERRORS})
