@@ -1,3 +1,5 @@
+from csp.constants import SELF, UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
 from django.urls import include, path
@@ -16,9 +18,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # Signed-in people only (docs/security.md: staff, and players for the game-client part they call).
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="api-schema"),
-    # The split view serves its start-up script as a file, so the page runs under a CSP without inline scripts.
-    path("api/docs/", login_required(SpectacularSwaggerSplitView.as_view(
-        url_name="api-schema", permission_classes=[IsAuthenticated])), name="api-docs"),
+    # The split view serves its start-up script as a file, so no inline script runs; Swagger UI's page template
+    # has one inline <style>, allowed on this page only (styles cannot run code).
+    path("api/docs/", login_required(csp_update({"style-src": [SELF, UNSAFE_INLINE]})(SpectacularSwaggerSplitView.as_view(
+        url_name="api-schema", permission_classes=[IsAuthenticated]))), name="api-docs"),
     path("api/wallet/", include("wallet.api_urls")),
     path("api/tables/", include("tables.api_urls")),
     path("api/rounds/", include("rounds.api_urls")),
