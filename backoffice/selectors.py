@@ -81,13 +81,14 @@ class SearchResult:
         return not (self.rounds or self.players or self.transactions)
 
 
-GAME_NUMBER = re.compile(r"^[A-Z0-9]{2,8}-\d{8}-\d{6}(-\d+)?$")
-GAME_NUMBER_PREFIX = re.compile(r"^(?P<code>[A-Z0-9]{2,8})-(?P<digits>\d{8}(-\d{0,6})?)$")
+GAME_NUMBER = re.compile(r"^[A-Z0-9]{2,8}-\d{8}-\d{6}(-\d+)?$", re.ASCII)
+GAME_NUMBER_PREFIX = re.compile(r"^(?P<code>[A-Z0-9]{2,8})-(?P<digits>\d{8}(-\d{0,6})?)$", re.ASCII)
 PARTIAL = re.compile(
     r"^(?P<code>[A-Z0-9]{2,8})[\s,]+(?:(?P<date>\d{4}-\d{2}-\d{2}|\d{8})[\sT,]*)?"
-    r"(?P<time>\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?$"
+    r"(?P<time>\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?$", re.ASCII
 )
-ID_QUERY = re.compile(r"^(?:(?P<kind>player|user|p|u|transaction|txn|tx|t)\s*)?#?\s*(?P<id>\d{1,18})$", re.I)
+ID_QUERY = re.compile(r"^(?:(?P<kind>player|user|p|u|transaction|txn|tx|t)\s*)?#?\s*(?P<id>\d{1,18})$",
+                      re.I | re.ASCII)
 
 
 def _prefix_rounds(prefix: str, *, limit: int = SEARCH_LIMIT) -> list[Round]:
@@ -172,7 +173,7 @@ def search(*, query: str, today: date | None = None) -> SearchResult:
             result.redirect_to = (name, (target.pk,))
         if not result.empty:
             return result
-        if not kind or query.isdigit():
+        if not kind or query.isascii() and query.isdigit():
             result.hint = f"No player and no transaction has the id {number}."
             return result
         # "p123" may as well be a username: look for one below.

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts import selectors as account_selectors
 from accounts.permissions import has_role_permission, permission_required
 from backoffice import charts, reports, selectors
+from casino.untrusted import optional_date_parse, optional_whole_number_parse
 from players import selectors as player_selectors
 from players import services as player_services
 from players.errors import PlayerRequestError
@@ -38,12 +39,7 @@ PLAYER_PAGE_ROWS = 10
 
 def _cursor(request, name: str) -> int | None:
     """A keyset cursor from the query string; a malformed one is bad input (400), never a 500."""
-    raw = request.GET.get(name)
-    if raw is None or raw == "":
-        return None
-    if not raw.isdigit() or len(raw) > 18:
-        raise ValueError(f"The '{name}' cursor must be a whole number.")
-    return int(raw)
+    return optional_whole_number_parse(request.GET.get(name), field=name)
 
 
 def _bad(message: str):
@@ -301,13 +297,8 @@ def dashboard(request):
     return render(request, "backoffice/dashboard.html", context)
 
 
-def _date(raw: str | None):
-    if not raw:
-        return None
-    try:
-        return datetime.strptime(raw, "%Y-%m-%d").date()
-    except ValueError:
-        raise ValueError(f"{raw!r} is not a date (YYYY-MM-DD).") from None
+def _date(raw: str | None, name: str):
+    return optional_date_parse(raw, field=name)
 
 
 @require_GET
@@ -319,7 +310,7 @@ def rtp_report(request):
 
     now = timezone.now()
     try:
-        start, end = _date(request.GET.get("from")), _date(request.GET.get("to"))
+        start, end = _date(request.GET.get("from"), "from"), _date(request.GET.get("to"), "to")
     except ValueError as error:
         return render(request, "backoffice/rtp.html", {"error": str(error), "tables": Table.objects.all(),
                                                         "bet_types": reports.BET_TYPES}, status=400)
@@ -360,7 +351,7 @@ def rtp_report(request):
 def my_games(request):
     try:
         before = _cursor(request, "before")
-        day = _date(request.GET.get("date"))
+        day = _date(request.GET.get("date"), "date")
     except ValueError as error:
         return _bad(str(error))
     if day is not None and before is None:

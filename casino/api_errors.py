@@ -10,6 +10,8 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from casino.untrusted import InputError
+
 API_PREFIX = "/api/"
 # How long a client should wait before it retries after a 503 (a lock wait or a restart, seconds).
 RETRY_AFTER_SECONDS = 2
@@ -56,6 +58,8 @@ def _unavailable(exc) -> bool:
 
 
 def exception_handler(exc, context):
+    if isinstance(exc, InputError):
+        return Response({"code": "invalid_input", "message": exc.message}, status=400)
     if isinstance(exc, DomainError):
         return Response(error_body(exc.code, exc.message), status=exc.http_status)
     if isinstance(exc, ValidationError):

@@ -3,7 +3,9 @@
 from datetime import timedelta
 from pathlib import Path
 
-from casino.env import database_from_url, env_bool, env_int, env_list, env_str
+from csp.constants import NONE, SELF
+
+from casino.env import database_from_url, env_bool, env_int, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("CASINO_VAR_DIR", str(BASE_DIR / "var")))
@@ -32,6 +34,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "csp",
     "accounts",
     "tables",
     "wallet",
@@ -41,7 +44,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The headers first, so that every answer carries them, the guard's refusals included.
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "casino.request_guard.ControlCharacterMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -51,8 +58,8 @@ MIDDLEWARE = [
     "accounts.middleware.SessionAgeMiddleware",
     "accounts.middleware.LoginStepsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "casino.ratelimit.LoginRateLimitMiddleware",
     # Last, as django-axes asks: it turns a lockout flagged during authenticate() into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -144,8 +151,47 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
 
+# --- HTTPS and the browser's protections (docs/security.md). Safe for production by default; DEBUG relaxes them.
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_HTTPONLY = True
+# Pages send the CSRF token from the template (htmx's hx-headers), so no script needs to read the cookie.
+CSRF_COOKIE_HTTPONLY = True
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# Behind a proxy that ends TLS, the header it sets to say the request came over HTTPS (e.g. X-Forwarded-Proto).
+# Only set it when that proxy always sets or strips the header: otherwise a client could claim HTTPS itself.
+_proxy_header = env_str("SECURE_PROXY_SSL_HEADER", "")
+SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.upper().replace("-", "_"), "https") if _proxy_header else None
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# No inline script or style anywhere: htmx's indicator style lives in app.css (base.html's htmx-config meta).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# --- request rate limits (casino.ratelimit): "count/seconds"; each key is counted in a fixed window.
+RATE_LIMIT_LOGIN_PER_USERNAME = env_rate("RATE_LIMIT_LOGIN_PER_USERNAME", "10/300")
+RATE_LIMIT_LOGIN_PER_ADDRESS = env_rate("RATE_LIMIT_LOGIN_PER_ADDRESS", "30/300")
+RATE_LIMIT_BETS_PER_USER = env_rate("RATE_LIMIT_BETS_PER_USER", "20/10")
+RATE_LIMIT_BETS_PER_ADDRESS = env_rate("RATE_LIMIT_BETS_PER_ADDRESS", "300/10")
+# Behind a proxy, the header that carries the client's address (e.g. X-Forwarded-For); unset: REMOTE_ADDR.
+RATE_LIMIT_ADDRESS_HEADER = env_str("RATE_LIMIT_ADDRESS_HEADER", "")
 
 # The web process and the worker must share the cache (task progress lives there).
 REDIS_URL = env_str("REDIS_URL", "")

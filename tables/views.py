@@ -6,6 +6,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.permissions import permission_required
+from casino.untrusted import InputError, optional_whole_number_parse, whole_number_parse
 from rounds.services import table_state_change
 from tables import rtp, selectors, services
 from tables.errors import TableConfigError, TableConflictError
@@ -190,8 +191,8 @@ def table_state(request, code: str):
     # The rounds owner, not tables.services: closing must void the round in play in the same transaction.
     table = _table_or_404(code)
     try:
-        version = int(request.POST.get("version", ""))
-    except ValueError:
+        version = whole_number_parse(request.POST.get("version", ""), field="version", minimum=1)
+    except InputError:
         version = None
     try:
         table = table_state_change(actor=request.user, table=table, state=request.POST.get("state", ""),
@@ -207,8 +208,8 @@ def table_state(request, code: str):
 def table_history(request, code: str):
     table = _table_or_404(code)
     try:
-        before = int(request.GET["before"]) if request.GET.get("before") else None
-    except ValueError:
+        before = optional_whole_number_parse(request.GET.get("before"), field="before")
+    except InputError:
         before = None
     changes = selectors.table_history(table=table, before_version=before)
     context = {"table": table, "changes": changes,

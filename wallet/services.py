@@ -24,6 +24,7 @@ from typing import NamedTuple
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from casino.untrusted import MAX_AMOUNT_MINOR
 from wallet import locks
 from wallet.currencies import currency_get, money_format
 from wallet.errors import (
@@ -57,7 +58,7 @@ from wallet.models import (
 from wallet.sql import LedgerStatements, ids_subquery
 
 # Far below PostgreSQL's bigint, so that even a batch of a million maximal amounts cannot overflow a sum.
-MAX_AMOUNT = 10**12
+MAX_AMOUNT = MAX_AMOUNT_MINOR
 KEY_MAX_LENGTH = 200
 REFERENCE_MAX_LENGTH = 64
 BET_KIND_MAX_LENGTH = 32

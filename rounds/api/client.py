@@ -10,6 +10,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.ratelimit import BetRateThrottle
 from rounds import selectors, services, visibility
 from rounds.api._common import (
     IDEMPOTENCY_HEADER,
@@ -81,6 +82,7 @@ class RoundApi(APIView):
 
 class BetsApi(APIView):
     permission_classes = [PLAYER]
+    throttle_classes = [BetRateThrottle]
 
     @extend_schema(summary="Place bets on a spot (game client)", request=BetPlaceSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
@@ -94,6 +96,7 @@ class BetsApi(APIView):
 
 class BetsRepeatApi(APIView):
     permission_classes = [PLAYER]
+    throttle_classes = [BetRateThrottle]
 
     @extend_schema(summary="Repeat my bets of the last round at this table", request=None,
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
@@ -106,6 +109,7 @@ class BetsRepeatApi(APIView):
 
 class BetsDoubleApi(APIView):
     permission_classes = [PLAYER]
+    throttle_classes = [BetRateThrottle]
 
     @extend_schema(summary="Double all my bets in this round", request=None, parameters=[IDEMPOTENCY_HEADER],
                    responses={201: BetResultSerializer, **ERRORS})

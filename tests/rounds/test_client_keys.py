@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from rounds import services
 from rounds.models import RoundBet, RoundRequest, RoundState
-from tests.rounds.conftest import cash
+from tests.helpers import cash
 from tests.rounds.test_play import LATER
 from wallet.models import LedgerTransaction
 

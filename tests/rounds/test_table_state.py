@@ -11,7 +11,7 @@ from django.utils import timezone
 from rounds import errors, services
 from rounds.models import RoundEvent, RoundState
 from tables.models import Table, TableChange
-from tests.rounds.conftest import cash
+from tests.helpers import cash
 from tests.rounds.test_api import API, post
 
 pytestmark = pytest.mark.django_db
