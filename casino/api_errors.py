@@ -1,10 +1,17 @@
 """Every API error is a JSON body with a stable code and a human message; bad input is never a 500."""
 
+import logging
+
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from casino.retry import is_contention, is_transient, sqlstate
+
+logger = logging.getLogger(__name__)
 
 
 class DomainError(Exception):
@@ -20,7 +27,25 @@ class DomainError(Exception):
             self.code = code
 
 
+def _database_busy(exc) -> Response | None:
+    """A collision that outlasted the view's retries is a 409, a database that is away a 503: both JSON, both
+    with nothing changed (the transaction rolled back), never a bare 500."""
+    if not isinstance(exc, OperationalError | InterfaceError) or not is_transient(exc):
+        return None
+    logger.warning("API request failed on a transient database error (%s): %s", sqlstate(exc), exc)
+    if is_contention(exc):
+        return Response({"code": "busy", "message": "Other requests on the same round or account were being "
+                         "handled at the same moment and this one could not be ordered with them; nothing was "
+                         "changed. Send it again (with the same Idempotency-Key)."}, status=status.HTTP_409_CONFLICT)
+    return Response({"code": "unavailable", "message": "The database is not answering just now; nothing was "
+                     "changed. Try again in a few seconds (with the same Idempotency-Key)."},
+                    status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "5"})
+
+
 def exception_handler(exc, context):
+    busy = _database_busy(exc)
+    if busy is not None:
+        return busy
     if isinstance(exc, DomainError):
         return Response({"code": exc.code, "message": exc.message}, status=exc.http_status)
     if isinstance(exc, ValidationError):

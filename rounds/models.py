@@ -115,6 +115,10 @@ class Round(models.Model):
     )
     # Set by the round_void task once every stake is back; a sweeper re-queues voided rounds without it.
     refunds_done_at = models.DateTimeField(null=True, blank=True)
+    # Set when the worker gave up settling or refunding the round (the error outlasted its retries, or was not
+    # one that passes by itself): the sweeps leave it alone and the pages ask staff to act, until staff retry it.
+    attention_at = models.DateTimeField(null=True, blank=True)
+    attention_reason = models.TextField(blank=True)
 
     class Meta:
         constraints = [
@@ -134,6 +138,8 @@ class Round(models.Model):
         indexes = [
             models.Index(fields=["state", "deadline"], name="rounds_round_due"),
             models.Index(fields=["table", "-id"], name="rounds_round_table_newest"),
+            models.Index(fields=["attention_at"], name="rounds_round_attention",
+                         condition=Q(attention_at__isnull=False)),
         ]
 
     def __str__(self) -> str:

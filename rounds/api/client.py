@@ -10,6 +10,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.retry import retried_on_contention
 from rounds import selectors, services
 from rounds.api._common import (
     IDEMPOTENCY_HEADER,
@@ -83,6 +84,7 @@ class BetsApi(APIView):
 
     @extend_schema(summary="Place bets on a spot (game client)", request=BetPlaceSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(BetPlaceSerializer, request)
         result = services.bets_place(round_id=round_id_or_404(game_number), player=request.user,
@@ -96,6 +98,7 @@ class BetsRepeatApi(APIView):
 
     @extend_schema(summary="Repeat my bets of the last round at this table", request=None,
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         result = services.bets_repeat(round_id=round.pk, player=request.user,
@@ -108,6 +111,7 @@ class BetsDoubleApi(APIView):
 
     @extend_schema(summary="Double all my bets in this round", request=None, parameters=[IDEMPOTENCY_HEADER],
                    responses={201: BetResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         result = services.bets_double(round_id=round.pk, player=request.user,
@@ -122,6 +126,7 @@ class ConfirmApi(APIView):
                    request=None, responses={200: inline_serializer("Confirmed", {
                        "confirmed": serializers.BooleanField(), "betting_closed": serializers.BooleanField()}),
                        **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         return Response(services.betting_confirm(round_id=round.pk, player=request.user))
@@ -134,6 +139,7 @@ class LeaveApi(APIView):
                    request=None, responses={200: inline_serializer("Left", {
                        "spots": serializers.ListField(child=serializers.IntegerField()),
                        "refunded": serializers.BooleanField()}), **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         return Response(services.player_disconnect(round_id=round.pk, player=request.user))
@@ -144,6 +150,7 @@ class InsuranceApi(APIView):
 
     @extend_schema(summary="Take or decline insurance", request=InsuranceSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={200: InsuranceResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(InsuranceSerializer, request)
         round = round_or_404(game_number)
@@ -157,6 +164,7 @@ class DecisionApi(APIView):
 
     @extend_schema(summary="Decide: hit, stand, double or split (in turn, when legal)", request=DecisionSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={200: DecisionResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(DecisionSerializer, request)
         round = round_or_404(game_number)

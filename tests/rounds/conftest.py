@@ -1,7 +1,10 @@
 """Fixtures for round tests: tables of each profile, funded players, and a driver that plays a round through
 the services the way the studio and the players do. Every test ends with a clean ledger audit."""
 
+import threading
+
 import pytest
+from django.db import connection, transaction
 
 from rounds import services
 from rounds.models import Round
@@ -113,3 +116,30 @@ def play(operator):
         return RoundDriver(table, operator, **kwargs)
 
     return start
+
+
+class RowLock:
+    """Holds FOR UPDATE locks from a connection of its own until released."""
+
+    def __init__(self, sql, params):
+        self.sql, self.params = sql, params
+        self.held, self.release = threading.Event(), threading.Event()
+        self.thread = threading.Thread(target=self._run)
+
+    def _run(self):
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(self.sql, self.params)
+                self.held.set()
+                self.release.wait(30)
+        finally:
+            connection.close()
+
+    def __enter__(self):
+        self.thread.start()
+        assert self.held.wait(10)
+        return self
+
+    def __exit__(self, *exc):
+        self.release.set()
+        self.thread.join(10)
