@@ -115,6 +115,9 @@ class Round(models.Model):
     )
     # Set by the round_void task once every stake is back; a sweeper re-queues voided rounds without it.
     refunds_done_at = models.DateTimeField(null=True, blank=True)
+    # Refunds and reversals run in batches of players in id order, each batch its own transaction: the id of
+    # the last player whose money is back, moved in the batch's transaction (a crash resumes after it).
+    refunds_cursor = models.BigIntegerField(default=0)
     # Set when the worker gave up settling or refunding the round (the error outlasted its retries, or was not
     # one that passes by itself): the sweeps leave it alone and the pages ask staff to act, until staff retry it.
     attention_at = models.DateTimeField(null=True, blank=True)

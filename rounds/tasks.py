@@ -47,7 +47,7 @@ def round_settle(self, round_id: int) -> bool:
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
 def round_void(self, round_id: int) -> bool:
-    """Refund every stake of a voided round (once: the wallet refuses a second resolution of any bet)."""
+    """Give back the money of a voided round in batches, resuming after the last (rounds.services.voids)."""
     try:
         return services.round_void_refunds(round_id=round_id)
     except Exception as error:  # noqa: BLE001 - every failure is either retried or put before staff
