@@ -93,6 +93,12 @@ def round_lock_full(round_id: int) -> Round | None:
     return Round.objects.select_for_update().filter(pk=round_id).first()
 
 
+def round_lock_for_refunds(round_id: int) -> Round | None:
+    """The round FOR UPDATE without its settlement: a big round's is megabytes of JSON, and each refund batch
+    would read it again."""
+    return Round.objects.select_for_update().defer("settlement").filter(pk=round_id).first()
+
+
 def table_lock(table: Table) -> Table:
     """The table row FOR UPDATE: serialises opening rounds and changing shoes per table."""
     return Table.objects.select_for_update().get(pk=table.pk)

@@ -18,7 +18,7 @@ from django.utils import timezone
 from accounts.permissions import require_permission
 from rounds.audit import actor_user, event_add
 from rounds.errors import IllegalTransition, RoundAlreadySettled
-from rounds.locks import round_lock, round_lock_full
+from rounds.locks import round_lock, round_lock_for_refunds
 from rounds.models import ActorKind, Round, RoundBet, RoundEvent, RoundState, Spot, VoidKind
 from rounds.services._common import _label, _now, _queue, _reason_check, _round_set, _transition
 from wallet import services as wallet
@@ -58,7 +58,7 @@ def round_void(*, round_id: int, reason: str, actor=None, now: datetime | None =
 
 # Players per refund or reversal batch: each batch holds its players' accounts only for its own short
 # transaction, so a player of a 10,000-player round betting at another table waits milliseconds, not seconds.
-REFUND_BATCH_PLAYERS = 100
+REFUND_BATCH_PLAYERS = 25
 
 
 def round_void_refunds(*, round_id: int, batch_players: int = REFUND_BATCH_PLAYERS) -> bool:
@@ -72,7 +72,7 @@ def round_void_refunds(*, round_id: int, batch_players: int = REFUND_BATCH_PLAYE
     did = False
     while True:
         with transaction.atomic(durable=True):
-            round = round_lock_full(round_id)
+            round = round_lock_for_refunds(round_id)
             if round is None or round.state != RoundState.VOIDED or round.refunds_done_at is not None:
                 return did
             _refund_batch(round, batch_players=batch_players, now=timezone.now())
