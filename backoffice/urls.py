@@ -6,6 +6,7 @@ urlpatterns = [
     path("search/", views.search, name="backoffice_search"),
     path("support/rounds/<str:game_number>/", views.round_page, name="backoffice_round"),
     path("support/rounds/<str:game_number>/void/", views.round_void, name="backoffice_round_void"),
+    path("support/rounds/<str:game_number>/retry/", views.round_attention_retry, name="backoffice_round_retry"),
     path("support/rounds/<str:game_number>/void/progress/", views.round_void_progress,
          name="backoffice_round_void_progress"),
     path("support/players/<int:user_id>/", views.player_page, name="backoffice_player"),

@@ -149,6 +149,22 @@ def round_void(request, game_number: str):
     return redirect("backoffice_round", game_number=round.game_number)
 
 
+@require_POST
+@permission_required("void_rounds")
+def round_attention_retry(request, game_number: str):
+    """Staff fixed what stopped the worker: retry the round's settlement (or refunds), with a reason."""
+    round = _round_or_404(game_number)
+    reason = request.POST.get("reason", "").strip()
+    try:
+        round_services.round_attention_retry(round_id=round.pk, actor=request.user, reason=reason)
+    except RoundError as error:
+        messages.error(request, error.message)
+        return redirect("backoffice_round", round.game_number)
+    messages.success(request, f"Round {round.game_number} is queued again for the worker; this page shows the "
+                     "outcome in a few seconds.")
+    return redirect("backoffice_round", round.game_number)
+
+
 @require_GET
 @permission_required("view_backoffice")
 def round_void_progress(request, game_number: str):
@@ -288,6 +304,7 @@ def dashboard(request):
         "last_hour": reports.rounds_last_hour(now=now),
         "money": reports.money_by_table(rows=rtp_rows),
         "waiting": reports.rounds_waiting_settlement(now=now),
+        "attention": reports.rounds_needing_attention(),
         "voided": reports.rounds_voided(since=since),
         "stranded": reports.stranded_money(now=now),
         "rtp_rows": [row for row in rtp_rows if row.bet_type == "main"],

@@ -88,6 +88,9 @@ class Shoe(models.Model):
 
 
 class Round(models.Model):
+    # Not a column: the ids of the spots a bet holds FOR UPDATE, set by rounds.locks.round_lock_for_bet.
+    locked_spot_ids: set[int]
+
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="rounds")
     game_number = models.CharField(max_length=40, unique=True)
@@ -115,6 +118,13 @@ class Round(models.Model):
     )
     # Set by the round_void task once every stake is back; a sweeper re-queues voided rounds without it.
     refunds_done_at = models.DateTimeField(null=True, blank=True)
+    # Refunds and reversals run in batches of players in id order, each batch its own transaction: the id of
+    # the last player whose money is back, moved in the batch's transaction (a crash resumes after it).
+    refunds_cursor = models.BigIntegerField(default=0)
+    # Set when the worker gave up settling or refunding the round (the error outlasted its retries, or was not
+    # one that passes by itself): the sweeps leave it alone and the pages ask staff to act, until staff retry it.
+    attention_at = models.DateTimeField(null=True, blank=True)
+    attention_reason = models.TextField(blank=True)
 
     class Meta:
         constraints = [
@@ -134,6 +144,8 @@ class Round(models.Model):
         indexes = [
             models.Index(fields=["state", "deadline"], name="rounds_round_due"),
             models.Index(fields=["table", "-id"], name="rounds_round_table_newest"),
+            models.Index(fields=["attention_at"], name="rounds_round_attention",
+                         condition=Q(attention_at__isnull=False)),
         ]
 
     def __str__(self) -> str:

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.ratelimit import BetRateThrottle
+from casino.retry import retried_on_contention
 from rounds import selectors, services, visibility
 from rounds.api._common import (
     IDEMPOTENCY_HEADER,
@@ -86,6 +87,7 @@ class BetsApi(APIView):
 
     @extend_schema(summary="Place bets on a spot (game client)", request=BetPlaceSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(BetPlaceSerializer, request)
         result = services.bets_place(round_id=round_id_or_404(game_number), player=request.user,
@@ -100,6 +102,7 @@ class BetsRepeatApi(APIView):
 
     @extend_schema(summary="Repeat my bets of the last round at this table", request=None,
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         result = services.bets_repeat(round_id=round.pk, player=request.user,
@@ -113,6 +116,7 @@ class BetsDoubleApi(APIView):
 
     @extend_schema(summary="Double all my bets in this round", request=None, parameters=[IDEMPOTENCY_HEADER],
                    responses={201: BetResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         result = services.bets_double(round_id=round.pk, player=request.user,
@@ -127,6 +131,7 @@ class ConfirmApi(APIView):
                    request=None, responses={200: inline_serializer("Confirmed", {
                        "confirmed": serializers.BooleanField(), "betting_closed": serializers.BooleanField()}),
                        **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         return Response(services.betting_confirm(round_id=round.pk, player=request.user))
@@ -139,6 +144,7 @@ class LeaveApi(APIView):
                    request=None, responses={200: inline_serializer("Left", {
                        "spots": serializers.ListField(child=serializers.IntegerField()),
                        "refunded": serializers.BooleanField()}), **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         return Response(services.player_disconnect(round_id=round.pk, player=request.user))
@@ -149,6 +155,7 @@ class InsuranceApi(APIView):
 
     @extend_schema(summary="Take or decline insurance", request=InsuranceSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={200: InsuranceResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(InsuranceSerializer, request)
         round = round_or_404(game_number)
@@ -162,6 +169,7 @@ class DecisionApi(APIView):
 
     @extend_schema(summary="Decide: hit, stand, double or split (in turn, when legal)", request=DecisionSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={200: DecisionResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(DecisionSerializer, request)
         round = round_or_404(game_number)

@@ -9,6 +9,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.retry import retried_on_contention
 from rounds import selectors, services
 from rounds.api._common import (
     BACKOFFICE,
@@ -60,6 +61,7 @@ class RoundListApi(generics.ListAPIView):
 
     @extend_schema(summary="Open a round at a table (studio)", request=OpenRoundSerializer,
                    responses={201: RoundViewSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request):
         data = validated(OpenRoundSerializer, request)
         round = services.round_open(table=table_or_404(data["table"]), actor=request.user)
@@ -71,6 +73,7 @@ class VoidApi(APIView):
 
     @extend_schema(summary="Void a round that is not settled; its stakes are refunded by a worker",
                    request=ReasonSerializer, responses={200: RoundViewSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(ReasonSerializer, request)
         round = round_or_404(game_number)
@@ -83,6 +86,7 @@ class ReverseApi(APIView):
 
     @extend_schema(summary="Reverse a settled round with compensating transactions (staff)",
                    request=ReasonSerializer, responses={200: RoundViewSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(ReasonSerializer, request)
         round = round_or_404(game_number)

@@ -19,10 +19,12 @@ service and the limits they check:
     voids        round_void, round_void_refunds, round_reverse, spot refunds
     table_state  table_open / table_pause / table_resume / table_close, table_state_change (page, admin)
     sweeps       rounds_recovery_sweep
+    attention    round_attention_flag (the worker gave up), round_attention_retry (staff)
 """
 
 from rounds.idempotency import KEY_MAX_LENGTH
 from rounds.services._common import REASON_MAX_LENGTH
+from rounds.services.attention import round_attention_flag, round_attention_retry
 from rounds.services.betting import (
     BET_NAMES,
     MAX_STAKE,
@@ -60,6 +62,8 @@ __all__ = [
     "insurance_decide",
     "player_disconnect",
     "round_advance",
+    "round_attention_flag",
+    "round_attention_retry",
     "round_betting_close",
     "round_open",
     "round_reverse",

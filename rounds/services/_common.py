@@ -21,6 +21,9 @@ logger = logging.getLogger(__name__)
 
 REASON_MAX_LENGTH = 2000
 
+# Kombu's publish retries when the broker connection fails: about 5 s in all before giving up.
+QUEUE_RETRY_POLICY = {"max_retries": 6, "interval_start": 0.2, "interval_step": 0.4, "interval_max": 1.5}
+
 
 def _now(now: datetime | None) -> datetime:
     return now or timezone.now()
@@ -37,7 +40,8 @@ def _queue(task_name: str, round_id: int) -> None:
 
     def send() -> None:
         try:
-            task.delay(round_id)
+            # A broker that is briefly away is waited for; past that, the recovery sweep queues it again.
+            task.apply_async((round_id,), retry=True, retry_policy=QUEUE_RETRY_POLICY)
         except Exception:
             # The round's state is committed; the recovery sweep queues settles and refunds again.
             logger.exception("round %s: could not queue %s", round_id, task_name)

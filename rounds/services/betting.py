@@ -17,7 +17,7 @@ from rounds import selectors
 from rounds.audit import event_add
 from rounds.errors import BetLimitError, BetRefused, IllegalTransition
 from rounds.idempotency import request_once
-from rounds.locks import SpotRow, round_lock, spots_for_bet, spots_lock
+from rounds.locks import SpotRow, round_lock, round_lock_for_bet, spot_ids_lock, spots_for_bet, spots_lock
 from rounds.models import ActorKind, BetKind, Round, RoundBet, RoundState, Spot
 from rounds.record import SIDE_KINDS
 from rounds.services._common import _now, _table_playing
@@ -63,9 +63,24 @@ def _spot_pick(spots: list[SpotRow], *, player, seat: int | None, behind: bool) 
     return None
 
 
+def _spots_locked(round: Round, *, player, seat: int | None) -> tuple[list[SpotRow], dict[int, dict[str, int]]]:
+    """The spots and stakes of the bet, read once every spot of the player's among them is locked.
+
+    The caller locked the player's live spots (round_lock_for_bet); one created since by a twin request of the
+    player's is locked here before its stakes are trusted."""
+    while True:
+        spots, stakes = spots_for_bet(round, player=player, seat=seat)
+        unlocked = [s.pk for s in spots if s.player_id == player.pk and s.pk not in round.locked_spot_ids]
+        if not unlocked:
+            return spots, stakes
+        round.locked_spot_ids |= spot_ids_lock(unlocked) | set(unlocked)
+
+
 def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str, int], key: str,
            now: datetime) -> dict[str, Any]:
-    """Check and hold one placement on one spot (the caller holds the round FOR SHARE in betting)."""
+    """Check and hold one placement on one spot. The caller holds the round FOR SHARE and the player's spots
+    FOR UPDATE (round_lock_for_bet): the limits are checked on stakes no concurrent bet can add to, and a stake
+    is attached only to a spot that is still live under its lock."""
     config = round.config
     rules = selectors.round_rules(round)
     if round.state != RoundState.BETTING_OPEN:
@@ -98,7 +113,7 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
                 f"{bets[name]} is not."
             )
 
-    spots, stakes = spots_for_bet(round, player=player, seat=seat)
+    spots, stakes = _spots_locked(round, player=player, seat=seat)
     spot = _spot_pick(spots, player=player, seat=seat, behind=behind)
     if behind:
         seat_spot = _spot_pick(spots, player=player, seat=seat, behind=False)
@@ -145,13 +160,14 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
         except IntegrityError:
             # A concurrent request created the spot first: the player's own (common draw, Bet Behind) is
             # placed again from the top; someone else's seat is taken.
-            twin = _spot_pick(spots_for_bet(round, player=player, seat=seat)[0], player=player, seat=seat,
+            twin = _spot_pick(_spots_locked(round, player=player, seat=seat)[0], player=player, seat=seat,
                               behind=behind)
             if twin is None or twin.player_id != player.pk:
                 raise BetRefused(f"Seat {seat} was just taken by another player.") from None
             return _place(round, player=player, seat=seat, behind=behind, currency=currency, bets=bets, key=key,
                           now=now)
         spot = SpotRow(created.pk, player.pk, seat, behind, currency)
+        round.locked_spot_ids.add(created.pk)
     specs = [
         wallet.BetHoldSpec(
             amount=amount, currency=currency,
@@ -209,7 +225,7 @@ def bets_place(*, round_id: int, player, currency: str, bets: dict[str, int], id
     now = _now(now)
 
     def write():
-        round = round_lock(round_id, shared=True)
+        round = round_lock_for_bet(round_id, player=player, all_spots=seat is not None)
         return _place(round, player=player, seat=seat, behind=behind, currency=currency, bets=bets,
                       key=client_key(user=player, operation="bets_place", key=idempotency_key), now=now)
 
@@ -222,8 +238,8 @@ def bets_repeat(*, round_id: int, player, idempotency_key: str, now: datetime | 
     now = _now(now)
 
     def write():
-        round = round_lock(round_id, shared=True)
-        if Spot.objects.filter(round=round, player=player, voided_at__isnull=True).exists():
+        round = round_lock_for_bet(round_id, player=player, all_spots=True)
+        if round.locked_spot_ids:
             raise BetRefused("You already have bets in this round: repeat is for an empty spot (use double).")
         placements = selectors.last_bets(table=round.table, player=player, before_round_id=round.pk)
         if not placements:
@@ -239,8 +255,8 @@ def bets_double(*, round_id: int, player, idempotency_key: str, now: datetime | 
     now = _now(now)
 
     def write():
-        round = round_lock(round_id, shared=True)
-        spots = Spot.objects.filter(round=round, player=player, voided_at__isnull=True).order_by("id")
+        round = round_lock_for_bet(round_id, player=player, all_spots=True)
+        spots = Spot.objects.filter(pk__in=round.locked_spot_ids).order_by("id")
         placements = []
         for spot in spots:
             totals = RoundBet.objects.filter(spot=spot).values_list("kind", "amount")

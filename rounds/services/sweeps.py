@@ -22,10 +22,12 @@ def rounds_recovery_sweep(*, now: datetime | None = None,
     rounds still being played at a table that was closed some other way."""
     now = _now(now)
     before = now - timedelta(seconds=grace_seconds)
-    settling = list(Round.objects.filter(state=RoundState.SETTLING, settling_at__lte=before)
-                    .values_list("pk", flat=True))
+    # A round marked for staff waits for them (rounds.services.attention): queueing it again would fail again.
+    settling = list(Round.objects.filter(state=RoundState.SETTLING, settling_at__lte=before,
+                                         attention_at__isnull=True).values_list("pk", flat=True))
     refunds = list(Round.objects.filter(state=RoundState.VOIDED, refunds_done_at__isnull=True,
-                                        voided_at__lte=before).values_list("pk", flat=True))
+                                        voided_at__lte=before, attention_at__isnull=True)
+                   .values_list("pk", flat=True))
     from rounds import tasks
 
     for round_id in settling:
