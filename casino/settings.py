@@ -292,9 +292,9 @@ CELERY_BEAT_SCHEDULE = {
     # Betting, insurance and decision timers (seconds long) are applied within a second of running out.
     "rounds-timers": {"task": "rounds.tasks.rounds_timers_sweep", "schedule": 1.0, "options": {"expires": 5.0}},
     # Rounds a dead worker (or a lost broker) left settling or unrefunded are queued again; rounds at closed
-    # tables are voided. Every 10 s: two indexed reads when there is nothing to do.
-    "rounds-recovery": {"task": "rounds.tasks.rounds_recovery_sweep", "schedule": 10.0,
-                        "options": {"expires": 10.0}},
+    # tables are voided. Every 5 s: two indexed reads when there is nothing to do.
+    "rounds-recovery": {"task": "rounds.tasks.rounds_recovery_sweep", "schedule": 5.0,
+                        "options": {"expires": 5.0}},
     # Yesterday's (and recently reversed days') RTP totals for the dashboard and the RTP report.
     "backoffice-rtp-rollups": {"task": "backoffice.tasks.rtp_rollups_refresh", "schedule": 300.0,
                                "options": {"expires": 300.0}},

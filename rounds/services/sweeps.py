@@ -12,8 +12,10 @@ from rounds.services._common import _now
 from rounds.services.voids import _void
 from tables.models import TableState
 
-# A settle or void task not done this long after it was queued is queued again by the recovery sweep.
-RECOVERY_GRACE_SECONDS = 30
+# A settle or void task not done this long after it was queued is queued again by the recovery sweep. Short, so
+# that a round whose message the broker lost settles within seconds of the broker coming back; a second task for
+# a round already settling costs one lock wait and finds it settled (every round task is idempotent).
+RECOVERY_GRACE_SECONDS = 5
 
 
 def rounds_recovery_sweep(*, now: datetime | None = None,
