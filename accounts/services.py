@@ -5,7 +5,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import roles
-from accounts.models import BackOffice, WorkerHeartbeat
+from accounts.models import BackOffice, StaffActionKind, WorkerHeartbeat
+from accounts.staffaudit import Origin, staff_action_record
 
 
 def roles_sync() -> None:
@@ -27,11 +28,13 @@ def user_create(*, username: str, password: str, role: str, email: str = "", fir
     return user
 
 
-def worker_heartbeat_request(*, user) -> WorkerHeartbeat:
+def worker_heartbeat_request(*, user, origin: Origin | None = None) -> WorkerHeartbeat:
     from accounts.tasks import worker_heartbeat_answer
 
     with transaction.atomic(durable=True):
         probe = WorkerHeartbeat.objects.create(requested_by=user)
+        staff_action_record(actor=user, action=StaffActionKind.WORKER_PROBED, origin=origin, at=probe.requested_at,
+                            details={"probe": probe.pk})
         transaction.on_commit(lambda: worker_heartbeat_answer.delay(probe.pk))
     return probe
 

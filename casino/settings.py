@@ -14,6 +14,9 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY", "insecure-development-key-never-in-production" if DEBUG else "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# How many proxies of ours stand in front of the server, each appending to X-Forwarded-For. 0: the header is
+# the client's own words and is ignored; the client's address is REMOTE_ADDR (accounts.staffaudit).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -15,7 +15,9 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from accounts.models import StaffActionKind
 from accounts.permissions import require_permission
+from accounts.staffaudit import Origin, for_round, staff_action_record
 from rounds.audit import actor_user, event_add
 from rounds.errors import IllegalTransition, RoundAlreadySettled
 from rounds.locks import round_lock, round_lock_full
@@ -41,7 +43,8 @@ def _void(round: Round, *, kind: str, reason: str, actor, now: datetime) -> None
     _queue("round_void", round.pk)
 
 
-def round_void(*, round_id: int, reason: str, actor=None, now: datetime | None = None) -> Round:
+def round_void(*, round_id: int, reason: str, actor=None, now: datetime | None = None,
+               origin: Origin | None = None) -> Round:
     """Void a round that is not settled (staff with the void permission, with a reason; or the system).
 
     The state changes at once; the round_void task then refunds every stake exactly once.
@@ -53,6 +56,8 @@ def round_void(*, round_id: int, reason: str, actor=None, now: datetime | None =
     with transaction.atomic(durable=True):
         round = round_lock(round_id)
         _void(round, kind=VoidKind.STAFF if actor else VoidKind.MALFUNCTION, reason=reason, actor=actor, now=now)
+        staff_action_record(actor=actor, action=StaffActionKind.ROUND_VOIDED, target=for_round(round), origin=origin,
+                            reason=reason, at=now)
     return round
 
 
@@ -91,7 +96,8 @@ def _resolution_of(wallet_bet_id):
     return BetResolution.objects.filter(bet_id=wallet_bet_id)
 
 
-def round_reverse(*, round_id: int, actor, reason: str, now: datetime | None = None) -> dict[str, Any]:
+def round_reverse(*, round_id: int, actor, reason: str, now: datetime | None = None,
+                  origin: Origin | None = None) -> dict[str, Any]:
     """Reverse a settled round: compensating wallet adjustments put every player where a void would have
     (each stake back, no payout stands). Staff only, reason required, audited; the round becomes voided."""
     require_permission(actor, "void_rounds")
@@ -131,6 +137,8 @@ def round_reverse(*, round_id: int, actor, reason: str, now: datetime | None = N
                     refunds_done_at=now)
         event_add(round, "reversed", actor_kind=ActorKind.STAFF, actor=actor, at=now,
                   payload={"reason": reason, "adjustments": adjustments})
+        staff_action_record(actor=actor, action=StaffActionKind.ROUND_REVERSED, target=for_round(round),
+                            origin=origin, reason=reason, at=now, details={"adjustments": len(adjustments)})
     return {"adjustments": adjustments}
 
 
