@@ -20,6 +20,7 @@ NAV_ITEMS: list[NavItem] = [
     NavItem("Dashboard", "backoffice_dashboard", "view_dashboard"),
     NavItem("RTP report", "backoffice_rtp", "view_dashboard"),
     NavItem("Worker health", "worker_health", "view_dashboard"),
+    NavItem("Staff activity", "staff_activity", "view_staff_activity"),
     NavItem("Tables", "tables_list", "view_backoffice"),
     NavItem("Rounds", "round_lookup", "view_backoffice"),
     NavItem("Play", "player_tables", "play"),

@@ -12,8 +12,16 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts import roles
 from accounts.client import client_ip, client_user_agent
-from accounts.models import ApiToken, BackOffice, LoginRecord, PasswordChangeDemand, WorkerHeartbeat
+from accounts.models import (
+    ApiToken,
+    BackOffice,
+    LoginRecord,
+    PasswordChangeDemand,
+    StaffActionKind,
+    WorkerHeartbeat,
+)
 from accounts.permissions import has_role_permission, is_staff_user, require_permission
+from accounts.staffaudit import Origin, staff_action_record
 from accounts.tokens import api_token_digest, api_token_new_key
 
 
@@ -36,11 +44,13 @@ def user_create(*, username: str, password: str, role: str, email: str = "", fir
     return user
 
 
-def worker_heartbeat_request(*, user) -> WorkerHeartbeat:
+def worker_heartbeat_request(*, user, origin: Origin | None = None) -> WorkerHeartbeat:
     from accounts.tasks import worker_heartbeat_answer
 
     with transaction.atomic(durable=True):
         probe = WorkerHeartbeat.objects.create(requested_by=user)
+        staff_action_record(actor=user, action=StaffActionKind.WORKER_PROBED, origin=origin, at=probe.requested_at,
+                            details={"probe": probe.pk})
         transaction.on_commit(lambda: worker_heartbeat_answer.delay(probe.pk))
     return probe
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from backoffice import views
+from backoffice import staff_activity, views
 
 urlpatterns = [
     path("search/", views.search, name="backoffice_search"),
@@ -17,6 +17,8 @@ urlpatterns = [
     path("support/transactions/<int:transaction_id>/", views.transaction_page, name="backoffice_transaction"),
     path("dashboard/", views.dashboard, name="backoffice_dashboard"),
     path("dashboard/rtp/", views.rtp_report, name="backoffice_rtp"),
+    path("staff-activity/", staff_activity.staff_activity, name="staff_activity"),
+    path("staff-activity.csv", staff_activity.staff_activity_csv, name="staff_activity_csv"),
     path("me/games/", views.my_games, name="player_games"),
     path("me/games.csv", views.my_games_csv, name="player_games_csv"),
     path("me/games/<str:game_number>/", views.my_game, name="player_game"),

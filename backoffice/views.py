@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts import selectors as account_selectors
 from accounts.permissions import has_role_permission, permission_required
+from accounts.staffaudit import origin_from_request
 from backoffice import charts, reports, selectors
 from casino.untrusted import optional_date_parse, optional_whole_number_parse
 from players import selectors as player_selectors
@@ -136,9 +137,11 @@ def round_void(request, game_number: str):
             status=409)
     try:
         if round.state == RoundState.SETTLED:
-            round_services.round_reverse(round_id=round.pk, actor=request.user, reason=reason)
+            round_services.round_reverse(round_id=round.pk, actor=request.user, reason=reason,
+                                         origin=origin_from_request(request))
         else:
-            round_services.round_void(round_id=round.pk, actor=request.user, reason=reason)
+            round_services.round_void(round_id=round.pk, actor=request.user, reason=reason,
+                                      origin=origin_from_request(request))
     except RoundError as error:
         return render(request, template, _void_context(request, round, error=error.message),
                       status=error.http_status)
@@ -228,7 +231,8 @@ def player_note(request, user_id: int):
     form = NoteForm(request.POST)
     if form.is_valid():
         try:
-            player_services.player_note_add(player=player, author=request.user, body=form.cleaned_data["body"])
+            player_services.player_note_add(player=player, author=request.user, body=form.cleaned_data["body"],
+                                            origin=origin_from_request(request))
         except PlayerRequestError as error:
             messages.error(request, error.message)
         else:
@@ -249,10 +253,12 @@ def player_chat(request, user_id: int):
         data = form.cleaned_data
         try:
             if data["action"] == "disable":
-                player_services.player_chat_disable(player=player, staff=request.user, reason=data["reason"])
+                player_services.player_chat_disable(player=player, staff=request.user, reason=data["reason"],
+                                                    origin=origin_from_request(request))
                 messages.success(request, f"Chat disabled for {player.get_username()}.")
             else:
-                player_services.player_chat_enable(player=player, staff=request.user, reason=data["reason"])
+                player_services.player_chat_enable(player=player, staff=request.user, reason=data["reason"],
+                                                   origin=origin_from_request(request))
                 messages.success(request, f"Chat enabled for {player.get_username()}.")
         except PlayerRequestError as error:
             messages.error(request, error.message)
@@ -273,7 +279,8 @@ def player_golden_chips(request, user_id: int):
             wallet_services.golden_chips_grant(
                 player=player, currency=data["currency"], amount=data["amount_minor"], staff=request.user,
                 reason=data["reason"], idempotency_key=client_key(
-                    user=request.user, operation="golden_chips_grant", key=data["idempotency_key"]))
+                    user=request.user, operation="golden_chips_grant", key=data["idempotency_key"]),
+                origin=origin_from_request(request))
         except WalletError as error:
             messages.error(request, f"Nothing was granted: {error.message}")
         else:

@@ -77,7 +77,7 @@ def setup(clients: int) -> dict:
     roles_sync()
     studio = user_create(username="bench_studio", password=None, role="operator")
     table = table_create(actor=studio, code="HTTP01", name="HTTP bench", profile="free_bet", currencies=["EUR"],
-                         state="open", betting_seconds=120, decision_seconds=60)
+                         state="open", betting_seconds=120, decision_seconds=60, reason="HTTP benchmark")
 
     def player(index: int) -> tuple[int, str]:
         user = user_create(username=f"http{index:05d}", password=None, role="player")

@@ -19,6 +19,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from rest_framework.throttling import BaseThrottle
 
+from casino.client_address import client_address as address_of
+
 PREFIX = "ratelimit"
 
 
@@ -29,15 +31,8 @@ class Verdict:
 
 
 def client_address(request) -> str:
-    """The caller's address: REMOTE_ADDR, or the header a trusted proxy sets (RATE_LIMIT_ADDRESS_HEADER)."""
-    header = settings.RATE_LIMIT_ADDRESS_HEADER
-    if header:
-        forwarded = request.META.get("HTTP_" + header.upper().replace("-", "_"), "")
-        # X-Forwarded-For lists every hop; the last one is the address our own proxy saw.
-        address = forwarded.split(",")[-1].strip()
-        if address:
-            return address[:64]
-    return request.META.get("REMOTE_ADDR", "")[:64]
+    """The caller's address as every door reads it (casino.client_address), for a rate-limit key."""
+    return (address_of(request.META) or "")[:64]
 
 
 def window_key(key: str, seconds: int) -> str:

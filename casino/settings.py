@@ -17,6 +17,9 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY", "insecure-development-key-never-in-production" if DEBUG else "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# How many proxies of ours stand in front of the server, each appending to X-Forwarded-For. 0: the header is
+# the client's own words and is ignored; the client's address is REMOTE_ADDR (accounts.staffaudit).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -119,7 +122,6 @@ AXES_DISABLE_ACCESS_LOG = True
 AXES_VERBOSE = False
 # The address a login record and the lockout count: REMOTE_ADDR, or the last X-Forwarded-For hop when the
 # process sits behind a proxy of ours that sets it (never trusted otherwise: a client can send anything).
-TRUSTED_PROXY = env_bool("TRUSTED_PROXY", False)
 
 # Second factor for staff (TOTP, django-otp), with single-use recovery codes.
 OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Live Blackjack")
@@ -191,7 +193,6 @@ RATE_LIMIT_LOGIN_PER_ADDRESS = env_rate("RATE_LIMIT_LOGIN_PER_ADDRESS", "30/300"
 RATE_LIMIT_BETS_PER_USER = env_rate("RATE_LIMIT_BETS_PER_USER", "20/10")
 RATE_LIMIT_BETS_PER_ADDRESS = env_rate("RATE_LIMIT_BETS_PER_ADDRESS", "300/10")
 # Behind a proxy, the header that carries the client's address (e.g. X-Forwarded-For); unset: REMOTE_ADDR.
-RATE_LIMIT_ADDRESS_HEADER = env_str("RATE_LIMIT_ADDRESS_HEADER", "")
 
 # The web process and the worker must share the cache (task progress lives there).
 REDIS_URL = env_str("REDIS_URL", "")

@@ -53,6 +53,15 @@ def _attach(form: forms.Form, error: TableConfigError, prefix: str = "") -> None
     form.add_error(field if field in form.fields else None, error.message)
 
 
+def reason_field(label: str = "Reason for this change") -> forms.CharField:
+    """The service decides whether a reason is required (tables.services.reason_clean); its error is shown here."""
+    return forms.CharField(
+        label=label, required=False, max_length=services.REASON_MAX_LENGTH,
+        help_text="Kept with the table's history and in the staff-activity record.",
+        widget=forms.TextInput(attrs={"required": True, "maxlength": services.REASON_MAX_LENGTH}),
+    )
+
+
 class TableSettingsForm(forms.Form):
     """Create (with code and profile) or edit (with the version the form was loaded at) a table's settings."""
 
@@ -86,6 +95,7 @@ class TableSettingsForm(forms.Form):
         label="Side bets offered", choices=SideBet.choices, required=False, widget=forms.CheckboxSelectMultiple
     )
     version = WholeNumberField(widget=forms.HiddenInput, required=False)
+    reason = reason_field()
 
     GROUPS = (
         ("Rules", ("dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule",
@@ -136,7 +146,7 @@ class TableSettingsForm(forms.Form):
     def settings(self) -> dict:
         """The cleaned settings the service should apply (fields this profile does not show are left out)."""
         data = dict(self.cleaned_data)
-        for name in ("code", "profile", "version"):
+        for name in ("code", "profile", "version", "reason"):
             data.pop(name, None)
         return data
 
@@ -164,6 +174,7 @@ class LimitsForm(forms.Form):
     """Minimum, maximum and chips of every offered bet type in every accepted currency, in major units."""
 
     version = WholeNumberField(widget=forms.HiddenInput)
+    reason = reason_field()
 
     def __init__(self, *args, table: Table, limits, **kwargs):
         super().__init__(*args, **kwargs)
@@ -233,6 +244,8 @@ class PaytableForm(forms.Form):
                 initial=paytable.get(line), widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
             )
         self.fields["version"].initial = version
+        # After the lines, so that the page lists the pays first.
+        self.fields["reason"] = reason_field()
 
     def paytable(self) -> dict[str, int]:
         return {line: self.cleaned_data[line] for line in DEFAULT_PAYTABLES[self.side_bet]}

@@ -92,6 +92,9 @@ class Table(models.Model):
     betting_seconds = models.PositiveSmallIntegerField(default=15)
     decision_seconds = models.PositiveSmallIntegerField(default=10)
     state = models.CharField(max_length=10, choices=TableState.choices, default=TableState.CLOSED)
+    # Why the table is in its state (a pause with no round in play has nowhere else to keep it); the table page
+    # shows it. Not part of the configuration a round freezes.
+    state_reason = models.TextField(blank=True, default="")
     currencies = models.JSONField(default=list, help_text="ISO codes of the currencies the table accepts")
     # Bumped by every change; a round records the version it opened with.
     config_version = models.PositiveIntegerField(default=1)
@@ -211,6 +214,8 @@ class TableChange(models.Model):
     )
     at = models.DateTimeField(default=timezone.now)
     summary = models.TextField()
+    # Why the operator made the change: required of a person since the staff-activity record (empty before).
+    reason = models.TextField(blank=True, default="")
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField()
 

@@ -6,7 +6,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.permissions import permission_required
+from accounts.staffaudit import origin_from_request
 from casino.untrusted import InputError, optional_whole_number_parse, whole_number_parse
+from rounds.errors import InvalidRoundRequest
 from rounds.services import table_state_change
 from tables import rtp, selectors, services
 from tables.errors import TableConfigError, TableConflictError
@@ -50,7 +52,8 @@ def table_new(request):
             data = form.cleaned_data
             try:
                 table = services.table_create(
-                    actor=request.user, code=data["code"], profile=profile, **form.settings(),
+                    actor=request.user, code=data["code"], profile=profile, reason=data["reason"],
+                    origin=origin_from_request(request), **form.settings(),
                 )
             except TableConfigError as error:
                 form.add_error(error.field if error.field in form.fields else None, error.message)
@@ -77,7 +80,7 @@ def table_edit(request, code: str):
             try:
                 services.table_update(
                     actor=request.user, table=table, expected_version=form.cleaned_data.get("version"),
-                    **form.settings(),
+                    reason=form.cleaned_data["reason"], origin=origin_from_request(request), **form.settings(),
                 )
             except (TableConfigError, TableConflictError) as error:
                 field = getattr(error, "field", None)
@@ -114,6 +117,7 @@ def table_detail(request, code: str):
         "history": history,
         "more_history": len(history) == DETAIL_HISTORY,
         "state_actions": [(state, label) for state, label in STATE_ACTIONS.items() if state != table.state],
+        "reason_max_length": services.REASON_MAX_LENGTH,
     })
 
 
@@ -127,9 +131,11 @@ def table_limits(request, code: str):
         if form.is_valid():
             try:
                 services.bet_limits_set(actor=request.user, table=table, limits=form.limits,
-                                        expected_version=form.cleaned_data["version"])
+                                        expected_version=form.cleaned_data["version"],
+                                        reason=form.cleaned_data["reason"], origin=origin_from_request(request))
             except (TableConfigError, TableConflictError) as error:
-                form.add_error(None, error.message)
+                field = getattr(error, "field", None)
+                form.add_error("reason" if field == "reason" else None, error.message)
             else:
                 messages.success(request, f"Limits of {table.code} saved.")
                 return redirect("table_detail", code=table.code)
@@ -168,7 +174,9 @@ def table_paytable(request, code: str, side_bet: str):
             try:
                 saved = services.paytable_set(actor=request.user, table=table, side_bet=side_bet,
                                               paytable=form.paytable(),
-                                              expected_version=form.cleaned_data.get("version"))
+                                              expected_version=form.cleaned_data.get("version"),
+                                              reason=form.cleaned_data["reason"],
+                                              origin=origin_from_request(request))
             except (TableConfigError, TableConflictError) as error:
                 field = getattr(error, "field", None)
                 form.add_error(field if field in form.fields else None, error.message)
@@ -196,8 +204,9 @@ def table_state(request, code: str):
         version = None
     try:
         table = table_state_change(actor=request.user, table=table, state=request.POST.get("state", ""),
-                                   expected_version=version)
-    except (TableConfigError, TableConflictError) as error:
+                                   reason=request.POST.get("reason", ""), expected_version=version,
+                                   origin=origin_from_request(request))
+    except (TableConfigError, TableConflictError, InvalidRoundRequest) as error:
         messages.error(request, error.message)
     else:
         messages.success(request, f"Table {table.code} is now {table.get_state_display().lower()}.")
@@ -238,7 +247,8 @@ def table_rtp_start(request, code: str):
             return render(request, "tables/_rtp_run.html", {"table": table, "run": None, "error": message})
         messages.error(request, message)
         return redirect("table_detail", code=table.code)
-    run = services.rtp_run_start(actor=request.user, table=table, hands=form.cleaned_data["hands"])
+    run = services.rtp_run_start(actor=request.user, table=table, hands=form.cleaned_data["hands"],
+                                 origin=origin_from_request(request))
     if request.htmx:
         return render(request, "tables/_rtp_run.html", {"table": table, "run": run})
     return redirect("table_rtp_run", code=table.code, run_id=run.pk)

@@ -24,6 +24,8 @@ from typing import NamedTuple
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import StaffActionKind
+from accounts.staffaudit import Origin, for_user, staff_action_record
 from casino.untrusted import MAX_AMOUNT_MINOR
 from wallet import locks
 from wallet.currencies import currency_get, money_format
@@ -367,17 +369,26 @@ def tip(*, player, currency: str, amount: int, table_ref: str, idempotency_key: 
 
 
 def golden_chips_grant(*, player, currency: str, amount: int, staff, reason: str, idempotency_key: str,
-                       meta: dict | None = None, durable: bool = True) -> LedgerTransaction:
-    """Promotional Golden Chips granted by staff: house promotions -> player's Golden Chips."""
+                       meta: dict | None = None, durable: bool = True, origin: Origin | None = None,
+                       ) -> LedgerTransaction:
+    """Promotional Golden Chips granted by staff: house promotions -> player's Golden Chips. The grant and its
+    staff-activity row commit together; a replayed key returns the first grant and records nothing more."""
     currency_get(currency)
     _amount_check(amount)
     _user_id(staff, what="staff user")
-    return _transfer(
-        service="golden_chips_grant", txn_kind=TransactionKind.GOLDEN_CHIP_GRANT, player=player,
-        currency=currency, amount=amount, house_kind=AccountKind.HOUSE_PROMOTIONS,
-        player_kind=AccountKind.PLAYER_GOLDEN_CHIPS, key=_key_check(idempotency_key), actor=staff,
-        reason=_text_check(reason, what="reason", max_length=2000, required=True), meta=meta, durable=durable,
-    )
+    reason = _text_check(reason, what="reason", max_length=2000, required=True)
+    with transaction.atomic(durable=durable):
+        txn = _transfer(
+            service="golden_chips_grant", txn_kind=TransactionKind.GOLDEN_CHIP_GRANT, player=player,
+            currency=currency, amount=amount, house_kind=AccountKind.HOUSE_PROMOTIONS,
+            player_kind=AccountKind.PLAYER_GOLDEN_CHIPS, key=_key_check(idempotency_key), actor=staff,
+            reason=reason, meta=meta, durable=False,
+        )
+        if not getattr(txn, "replayed", False):
+            staff_action_record(actor=staff, action=StaffActionKind.GOLDEN_CHIPS_GRANTED, target=for_user(player),
+                                origin=origin, reason=reason,
+                                details={"amount": amount, "currency": currency, "transaction": txn.pk})
+    return txn
 
 
 def adjust(*, player, currency: str, amount: int, staff, reason: str, idempotency_key: str,

@@ -9,6 +9,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.staffaudit import origin_from_request
 from casino.retry import retried_on_contention
 from rounds import selectors, services
 from rounds.api._common import (
@@ -77,7 +78,8 @@ class VoidApi(APIView):
     def post(self, request, game_number: str):
         data = validated(ReasonSerializer, request)
         round = round_or_404(game_number)
-        services.round_void(round_id=round.pk, actor=request.user, reason=data["reason"])
+        services.round_void(round_id=round.pk, actor=request.user, reason=data["reason"],
+                            origin=origin_from_request(request))
         return state_response(request, round)
 
 
@@ -90,7 +92,8 @@ class ReverseApi(APIView):
     def post(self, request, game_number: str):
         data = validated(ReasonSerializer, request)
         round = round_or_404(game_number)
-        services.round_reverse(round_id=round.pk, actor=request.user, reason=data["reason"])
+        services.round_reverse(round_id=round.pk, actor=request.user, reason=data["reason"],
+                               origin=origin_from_request(request))
         return state_response(request, round)
 
 

@@ -9,6 +9,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.staffaudit import origin_from_request
 from casino.retry import retried_on_contention
 from rounds import services
 from rounds.api._common import STUDIO, round_or_404, state_response, table_or_404, validated
@@ -45,7 +46,8 @@ class TablePauseApi(_TableActionApi):
 
     def act(self, request, table):
         return services.table_pause(table=table, actor=request.user,
-                                    reason=validated(ReasonSerializer, request)["reason"])
+                                    reason=validated(ReasonSerializer, request)["reason"],
+                                    origin=origin_from_request(request))
 
 
 class TableResumeApi(_TableActionApi):
@@ -55,7 +57,7 @@ class TableResumeApi(_TableActionApi):
         return super().post(request, code)
 
     def act(self, request, table):
-        return services.table_resume(table=table, actor=request.user)
+        return services.table_resume(table=table, actor=request.user, origin=origin_from_request(request))
 
 
 class TableCloseApi(_TableActionApi):
@@ -66,7 +68,8 @@ class TableCloseApi(_TableActionApi):
 
     def act(self, request, table):
         return services.table_close(table=table, actor=request.user,
-                                    reason=validated(ReasonSerializer, request)["reason"])
+                                    reason=validated(ReasonSerializer, request)["reason"],
+                                    origin=origin_from_request(request))
 
 
 class TableShoeApi(APIView):

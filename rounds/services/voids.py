@@ -15,7 +15,9 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from accounts.models import StaffActionKind
 from accounts.permissions import require_permission
+from accounts.staffaudit import Origin, for_round, staff_action_record
 from rounds.audit import actor_user, event_add
 from rounds.errors import IllegalTransition, RoundAlreadySettled
 from rounds.locks import round_lock, round_lock_for_refunds
@@ -41,7 +43,8 @@ def _void(round: Round, *, kind: str, reason: str, actor, now: datetime) -> None
     _queue("round_void", round.pk)
 
 
-def round_void(*, round_id: int, reason: str, actor=None, now: datetime | None = None) -> Round:
+def round_void(*, round_id: int, reason: str, actor=None, now: datetime | None = None,
+               origin: Origin | None = None) -> Round:
     """Void a round that is not settled (staff with the void permission, with a reason; or the system).
 
     The state changes at once; the round_void task then refunds every stake exactly once.
@@ -53,6 +56,8 @@ def round_void(*, round_id: int, reason: str, actor=None, now: datetime | None =
     with transaction.atomic(durable=True):
         round = round_lock(round_id)
         _void(round, kind=VoidKind.STAFF if actor else VoidKind.MALFUNCTION, reason=reason, actor=actor, now=now)
+        staff_action_record(actor=actor, action=StaffActionKind.ROUND_VOIDED, target=for_round(round), origin=origin,
+                            reason=reason, at=now)
     return round
 
 
@@ -149,7 +154,7 @@ def _reverse_players(round: Round, players: list[int]) -> list[dict[str, Any]]:
 
 
 def round_reverse(*, round_id: int, actor, reason: str, now: datetime | None = None,
-                  batch_players: int = REFUND_BATCH_PLAYERS) -> dict[str, Any]:
+                  batch_players: int = REFUND_BATCH_PLAYERS, origin: Origin | None = None) -> dict[str, Any]:
     """Reverse a settled round: compensating wallet adjustments put every player where a void would have
     (each stake back, no payout stands). Staff only, reason required, audited; the round becomes voided.
 
@@ -169,6 +174,8 @@ def round_reverse(*, round_id: int, actor, reason: str, now: datetime | None = N
                     voided_at=now, void_kind=VoidKind.REVERSAL, void_reason=reason, voided_by=actor,
                     refunds_cursor=0)
         event_add(round, "reversed", actor_kind=ActorKind.STAFF, actor=actor, at=now, payload={"reason": reason})
+        staff_action_record(actor=actor, action=StaffActionKind.ROUND_REVERSED, target=for_round(round),
+                            origin=origin, reason=reason, at=now)
     round_void_refunds(round_id=round.pk, batch_players=batch_players)
     adjustments = [adjustment for payload in RoundEvent.objects.filter(round_id=round.pk, kind="refunded")
                    .order_by("id").values_list("payload", flat=True) for adjustment in payload["adjustments"]]

@@ -8,6 +8,8 @@ import time
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import StaffActionKind
+from accounts.staffaudit import Origin, for_table, staff_action_record
 from rounds.engine.rules import Rules
 from tables.errors import TableConfigError
 from tables.models import RtpRunState, Table, TableRtpRun
@@ -20,7 +22,8 @@ RTP_RUN_MAX_HANDS = 100_000_000
 PROGRESS_WRITE_SECONDS = 0.5
 
 
-def rtp_run_start(*, actor, table: Table, hands: int, seed: int | None = None) -> TableRtpRun:
+def rtp_run_start(*, actor, table: Table, hands: int, seed: int | None = None,
+                  origin: Origin | None = None) -> TableRtpRun:
     """Queue a simulation of the table's current rules; the worker fills in progress and the result."""
     from tables.tasks import rtp_simulation_run
 
@@ -37,6 +40,9 @@ def rtp_run_start(*, actor, table: Table, hands: int, seed: int | None = None) -
             table=fresh, config_version=fresh.config_version, rules=table_rules(fresh).to_dict(), hands=hands,
             seed=seed, requested_by=actor,
         )
+        staff_action_record(actor=actor, action=StaffActionKind.RTP_SIMULATION_STARTED, target=for_table(fresh),
+                            origin=origin, at=run.requested_at,
+                            details={"run": run.pk, "hands": hands, "version": fresh.config_version})
         transaction.on_commit(lambda: rtp_simulation_run.delay(run.pk))
     return run
 

@@ -254,6 +254,25 @@ def default_bet_limit(*, bet_type: str, currency: str) -> dict[str, Any]:
             "chips": [chip * scale for chip in chips]}
 
 
+REASON_MAX_LENGTH = 2000
+
+
+def reason_clean(*, actor, reason, required: bool = True) -> str:
+    """A person says why they change a table (kept with the version and in the staff-activity record); the
+    system (actor None: commands, data loads) need not."""
+    if reason is None:
+        reason = ""
+    if not isinstance(reason, str):
+        raise TableConfigError("A reason is text.", field="reason")
+    reason = reason.strip()
+    if len(reason) > REASON_MAX_LENGTH:
+        raise TableConfigError(f"A reason has at most {REASON_MAX_LENGTH} characters.", field="reason")
+    if required and actor is not None and not reason:
+        raise TableConfigError("Give a reason: it is kept with the table's history and in the staff-activity "
+                               "record.", field="reason")
+    return reason
+
+
 def _check_actor(actor) -> None:
     # None is the system (management commands, data loads); a person must hold the permission.
     if actor is not None:

@@ -113,7 +113,7 @@ def test_logins_logouts_and_failures_are_recorded_with_address_and_browser(clien
     login(client, "nobody", "wrong")
     login(client, "pat_player", "pw-pat_player")
     client.post("/logout/")
-    settings.TRUSTED_PROXY = True
+    settings.TRUSTED_PROXY_COUNT = 1
     login(Client(REMOTE_ADDR="192.0.2.10", HTTP_X_FORWARDED_FOR="203.0.113.9, 198.51.100.7"), "pat_player",
           "pw-pat_player")
     rows = list(LoginRecord.objects.order_by("id").values_list("event", "username", "user", "ip_address"))

@@ -59,7 +59,7 @@ def test_rtp_command_follows_the_table_paytable_and_decks(operator):
     from tables import services
 
     table = TableFactory(code="RT02", profile="classic", decks=6)
-    services.paytable_set(actor=operator, table=table, side_bet="perfect_pairs",
+    services.paytable_set(actor=operator, reason="test change", table=table, side_bet="perfect_pairs",
                           paytable={"perfect": 25, "coloured": 10, "mixed": 5})
     output = _rtp_output("RT02")
     assert "Side bets (exact, 6 decks)" in output
