@@ -114,6 +114,7 @@ class StaffActionKind(models.TextChoices):
     RTP_SIMULATION_STARTED = "rtp_simulation_started", "RTP simulation started"
     ROUND_VOIDED = "round_voided", "Round voided"
     ROUND_REVERSED = "round_reversed", "Round reversed"
+    ROUND_RETRIED = "round_retried", "Round retried after staff attention"
     GOLDEN_CHIPS_GRANTED = "golden_chips_granted", "Golden Chips granted"
     CHAT_DISABLED = "chat_disabled", "Chat disabled"
     CHAT_ENABLED = "chat_enabled", "Chat enabled"

@@ -21,7 +21,7 @@ from accounts.models import (
     WorkerHeartbeat,
 )
 from accounts.permissions import has_role_permission, is_staff_user, require_permission
-from accounts.staffaudit import Origin, staff_action_record
+from accounts.staffaudit import Origin, password_reset_record, staff_action_record
 from accounts.tokens import api_token_digest, api_token_new_key
 
 
@@ -178,10 +178,14 @@ def password_change(*, user, password: str) -> None:
         PasswordChangeDemand.objects.filter(user=user, met_at__isnull=True).update(met_at=timezone.now())
 
 
-def password_reset_temporary(*, actor, player) -> str:
+def password_reset_temporary(*, actor, player, reason: str, origin: Origin | None = None) -> str:
     """Support sets a random temporary password for a player who lost theirs (given to the player once, after
-    checking who they are); the player must choose their own at their next login. Their sessions end."""
+    checking who they are); the player must choose their own at their next login. Their sessions end. The reason
+    (how the caller was identified) goes to the staff-activity record."""
     require_permission(actor, "lookup_players")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError("Say why the password is reset (how the caller was identified).")
     if is_staff_user(player):
         raise PermissionDenied("A staff password is not reset from the support page.")
     temporary = "-".join(secrets.token_hex(3) for _ in range(3))
@@ -190,4 +194,5 @@ def password_reset_temporary(*, actor, player) -> str:
         player.save(update_fields=["password"])
         PasswordChangeDemand.objects.filter(user=player, met_at__isnull=True).update(met_at=timezone.now())
         PasswordChangeDemand.objects.create(user=player, demanded_by=actor)
+        password_reset_record(actor=actor, user=player, origin=origin, reason=reason)
     return temporary

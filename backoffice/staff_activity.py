@@ -35,6 +35,7 @@ VERBS = {
     StaffActionKind.RTP_SIMULATION_STARTED: "started an RTP simulation of",
     StaffActionKind.ROUND_VOIDED: "voided",
     StaffActionKind.ROUND_REVERSED: "reversed",
+    StaffActionKind.ROUND_RETRIED: "retried the settlement or refunds of",
     StaffActionKind.GOLDEN_CHIPS_GRANTED: "granted Golden Chips to",
     StaffActionKind.CHAT_DISABLED: "disabled the chat of",
     StaffActionKind.CHAT_ENABLED: "enabled the chat of",

@@ -159,7 +159,8 @@ def round_attention_retry(request, game_number: str):
     round = _round_or_404(game_number)
     reason = request.POST.get("reason", "").strip()
     try:
-        round_services.round_attention_retry(round_id=round.pk, actor=request.user, reason=reason)
+        round_services.round_attention_retry(round_id=round.pk, actor=request.user, reason=reason,
+                                             origin=origin_from_request(request))
     except RoundError as error:
         messages.error(request, error.message)
         return redirect("backoffice_round", round.game_number)

@@ -114,6 +114,11 @@ PAGES = {
     "backoffice_round_void": [("GET", ("past",), "", POST_ONLY), ("POST", ("past",), "", expect(support=400,
                                                                                                  operator=400))],
     "backoffice_round_void_progress": [("GET", ("past",), "", STAFF)],
+    # a retry of a round the worker gave up on: this one needs none (409-like refusal sent back to the page)
+    "backoffice_round_retry": [("GET", ("past",), "", POST_ONLY), ("POST", ("past",), "", expect(support=OK,
+                                                                                                 operator=OK))],
+    "staff_activity": [("GET", (), "", OPERATOR)],
+    "staff_activity_csv": [("GET", (), "", OPERATOR)],
     "backoffice_player": [("GET", ("pat",), "", STAFF)],
     # an empty note, chat action or grant is sent back to the player page with the reason
     "backoffice_player_note": [("GET", ("pat",), "", POST_ONLY), ("POST", ("pat",), "", SUPPORT)],

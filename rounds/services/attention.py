@@ -12,7 +12,9 @@ from datetime import datetime
 
 from django.db import transaction
 
+from accounts.models import StaffActionKind
 from accounts.permissions import require_permission
+from accounts.staffaudit import Origin, for_round, staff_action_record
 from rounds.audit import event_add
 from rounds.errors import IllegalTransition
 from rounds.locks import round_lock
@@ -37,7 +39,8 @@ def round_attention_flag(*, round_id: int, reason: str, now: datetime | None = N
     return True
 
 
-def round_attention_retry(*, round_id: int, actor, reason: str, now: datetime | None = None) -> Round:
+def round_attention_retry(*, round_id: int, actor, reason: str, now: datetime | None = None,
+                          origin: Origin | None = None) -> Round:
     """Staff fixed what stopped the round: clear the mark and queue its settle (or refunds) again."""
     require_permission(actor, "void_rounds")
     reason = _reason_check(reason)
@@ -48,6 +51,8 @@ def round_attention_retry(*, round_id: int, actor, reason: str, now: datetime | 
             raise IllegalTransition(f"Round {round.game_number} is {_label(round.state)} and needs no retry.")
         event_add(round, "attention_retried", actor_kind=ActorKind.STAFF, actor=actor, at=now,
                   payload={"reason": reason, "was": round.attention_reason})
+        staff_action_record(actor=actor, action=StaffActionKind.ROUND_RETRIED, target=for_round(round),
+                            origin=origin, reason=reason, at=now, details={"was": round.attention_reason})
         _round_set(round, attention_at=None, attention_reason="")
         if round.state == RoundState.SETTLING:
             _queue("round_settle", round.pk)

@@ -64,6 +64,10 @@ FIELDS: dict[str, list[str]] = {
     "password_change": ["old_password", "new_password1", "new_password2"],
     "player_password_reset": [], "player_api_tokens_revoke": [],
     "api_tokens": ["name"], "api_token": [],
+    # staff: a round retried after staff attention, the staff-activity record
+    "backoffice_round_retry": ["reason"],
+    "staff_activity": ["who", "action", "object", "since", "until", "before"],
+    "staff_activity_csv": ["who", "action", "object", "since", "until"],
     # back office
     "backoffice_search": ["q"], "backoffice_round": ["spots_after", "events_after"],
     "backoffice_round_void": ["reason", "step", "expected_state"], "backoffice_round_void_progress": [],
