@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from accounts import roles
 from accounts.models import BackOffice, WorkerHeartbeat
+from casino.queue import task_queue
 
 
 def roles_sync() -> None:
@@ -28,11 +29,9 @@ def user_create(*, username: str, password: str, role: str, email: str = "", fir
 
 
 def worker_heartbeat_request(*, user) -> WorkerHeartbeat:
-    from accounts.tasks import worker_heartbeat_answer
-
     with transaction.atomic(durable=True):
         probe = WorkerHeartbeat.objects.create(requested_by=user)
-        transaction.on_commit(lambda: worker_heartbeat_answer.delay(probe.pk))
+        task_queue(name="accounts.tasks.worker_heartbeat_answer", args=(probe.pk,))
     return probe
 
 

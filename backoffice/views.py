@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.permissions import has_role_permission, permission_required
 from backoffice import charts, reports, selectors
+from casino.idempotency import IdempotencyConflict
 from players import selectors as player_selectors
 from players import services as player_services
 from players.errors import PlayerRequestError
@@ -258,7 +259,7 @@ def player_golden_chips(request, user_id: int):
                 player=player, currency=data["currency"], amount=data["amount_minor"], staff=request.user,
                 reason=data["reason"], idempotency_key=client_key(
                     user=request.user, operation="golden_chips_grant", key=data["idempotency_key"]))
-        except WalletError as error:
+        except (WalletError, IdempotencyConflict) as error:
             messages.error(request, f"Nothing was granted: {error.message}")
         else:
             messages.success(request, f"{money_format(data['amount_minor'], data['currency'])} in Golden Chips "

@@ -24,10 +24,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from rounds.audit import event_add
-from rounds.errors import InvalidRoundRequest
 from rounds.locks import table_lock, table_round_lock
 from rounds.models import ActorKind, RoundState, VoidKind
-from rounds.services._common import REASON_MAX_LENGTH, _round_set, _seconds
+from rounds.services._common import _reason_check, _round_set, _seconds
 from rounds.services.voids import _void
 from tables import services as table_services
 from tables.errors import TableConfigError
@@ -36,11 +35,7 @@ from tables.models import Table, TableState
 
 def _reason_clean(reason) -> str:
     # Optional here (the table page and the admin give none); the API requires one.
-    if not isinstance(reason, str):
-        raise InvalidRoundRequest("A reason is text.")
-    if len(reason) > REASON_MAX_LENGTH:
-        raise InvalidRoundRequest(f"A reason has at most {REASON_MAX_LENGTH} characters.")
-    return reason.strip()
+    return _reason_check(reason, required=False)
 
 
 def _state_move(*, table: Table, actor, state: str, reason: str, expected_version: int | None) -> Table:

@@ -1,0 +1,28 @@
+"""Queueing Celery work after commit, by task name.
+
+A service queues its task by the name the task is registered under, so no app's services import its tasks
+(which import the services). Sent only after COMMIT: a worker never sees a row its transaction has not made
+visible, and a rolled-back transaction queues nothing. Outside a transaction it is sent at once.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import current_app
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+
+def task_queue(*, name: str, args: tuple = ()) -> None:
+    """Send the task registered as `name` (e.g. "rounds.tasks.round_settle") with `args` once this commits."""
+
+    def send() -> None:
+        try:
+            current_app.send_task(name, args=args)
+        except Exception:
+            # The state is committed; each app's recovery sweep queues lost work again.
+            logger.exception("could not queue %s%r", name, args)
+
+    transaction.on_commit(send)
