@@ -27,7 +27,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Min, Q, Sum
 from django.utils import timezone
 
-from rounds.engine.errors import RoundError as EngineError
+from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine.rules import Rules
 from rounds.models import (

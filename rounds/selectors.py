@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.models import Prefetch, Q
 
 from rounds import snapshots
-from rounds.engine.errors import RoundError as EngineError
+from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine.rules import Rules
 from rounds.engine.script import expect_differences, settle_script

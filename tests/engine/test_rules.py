@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from rounds.engine.errors import RoundError
+from rounds.engine.errors import EngineError
 from rounds.engine.rules import PROFILE_DEFAULTS, SCRIPT_RULE_NAMES, Rules, rules_for
 
 
@@ -75,12 +75,12 @@ def test_overrides_and_aliases() -> None:
     ],
 )
 def test_bad_overrides_are_refused_clearly(overrides: dict, message: str) -> None:
-    with pytest.raises(RoundError, match=message):
+    with pytest.raises(EngineError, match=message):
         rules_for("free_bet", overrides)
 
 
 def test_unknown_profile() -> None:
-    with pytest.raises(RoundError, match="unknown rules 'blackjack_switch'"):
+    with pytest.raises(EngineError, match="unknown rules 'blackjack_switch'"):
         rules_for("blackjack_switch")
-    with pytest.raises(RoundError, match="profile"):
+    with pytest.raises(EngineError, match="profile"):
         Rules.from_dict({"profile": "nope"})
