@@ -10,6 +10,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.error_schema import ERRORS, ErrorSerializer
 from rounds import selectors, services
 from rounds.api._common import (
     IDEMPOTENCY_HEADER,
@@ -24,7 +25,6 @@ from rounds.api._common import (
     validated,
 )
 from rounds.api.serializers import (
-    ERRORS,
     BetPlaceSerializer,
     BetResultSerializer,
     DecisionResultSerializer,
@@ -32,7 +32,6 @@ from rounds.api.serializers import (
     InsuranceResultSerializer,
     InsuranceSerializer,
     PlayerRoundSerializer,
-    RoundErrorSerializer,
     RoundViewSerializer,
     StatsSerializer,
 )
@@ -49,7 +48,7 @@ class MyRoundsApi(generics.ListAPIView):
         return selectors.rounds_for_player_query(player=self.request.user)
 
     @extend_schema(summary="My rounds, newest first (game client history)",
-                   responses={200: PlayerRoundSerializer(many=True), 403: RoundErrorSerializer})
+                   responses={200: PlayerRoundSerializer(many=True), 403: ErrorSerializer})
     def get(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.get_queryset())
         rows = selectors.player_rounds_totals(player=request.user, rounds=page)

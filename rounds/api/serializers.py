@@ -8,15 +8,6 @@ from rounds import services
 from rounds.models import CardTarget, RoundState
 
 
-class RoundErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-    fields = serializers.DictField(required=False, help_text="per-field problems, for invalid input")
-
-
-ERRORS = {400: RoundErrorSerializer, 403: RoundErrorSerializer, 404: RoundErrorSerializer, 409: RoundErrorSerializer}
-
-
 class BetViewSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     kind = serializers.CharField()

@@ -9,6 +9,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.error_schema import ERRORS, ErrorSerializer
 from rounds import selectors, services
 from rounds.api._common import (
     BACKOFFICE,
@@ -21,12 +22,10 @@ from rounds.api._common import (
     validated,
 )
 from rounds.api.serializers import (
-    ERRORS,
     OpenRoundSerializer,
     ReasonSerializer,
     RecordSerializer,
     ReplaySerializer,
-    RoundErrorSerializer,
     RoundSummarySerializer,
     RoundViewSerializer,
 )
@@ -53,7 +52,7 @@ class RoundListApi(generics.ListAPIView):
         summary="Every round, newest first (staff)",
         parameters=[OpenApiParameter("state", str, enum=RoundState.values, required=False),
                     OpenApiParameter("table", str, required=False, description="a table code")],
-        responses={200: RoundSummarySerializer(many=True), 403: RoundErrorSerializer},
+        responses={200: RoundSummarySerializer(many=True), 403: ErrorSerializer},
     )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)

@@ -9,10 +9,10 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.error_schema import ERRORS
 from rounds import services
 from rounds.api._common import STUDIO, round_or_404, state_response, table_or_404, validated
 from rounds.api.serializers import (
-    ERRORS,
     CardResultSerializer,
     CardSerializer,
     ReasonSerializer,
