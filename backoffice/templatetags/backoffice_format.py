@@ -1,10 +1,9 @@
-"""Cards drawn as cards (with a spoken name for screen readers), signed money and RTP percentages."""
+"""Cards drawn as cards (with a spoken name for screen readers) and audit payloads; money and percentages are
+casino_format's."""
 
 from django import template
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-
-from wallet.currencies import money_format
 
 register = template.Library()
 
@@ -27,22 +26,6 @@ def card(text: str, hidden: bool = False):
         "red" if suit in "hd" else "black", RANK_NAMES.get(rank, rank), suit_name, RANK_FACES.get(rank, rank),
         symbol,
     )
-
-
-@register.filter
-def signed_money(amount, currency: str) -> str:
-    """+12.50 EUR / -3.00 EUR / 0.00 EUR; empty for a missing amount."""
-    if amount is None or amount == "":
-        return ""
-    amount = int(amount)
-    return ("+" if amount > 0 else "") + money_format(amount, currency)
-
-
-@register.filter
-def pct(value, places: int = 2) -> str:
-    if value is None:
-        return "–"
-    return f"{float(value) * 100:.{int(places)}f} %"
 
 
 @register.filter
