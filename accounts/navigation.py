@@ -21,7 +21,6 @@ NAV_ITEMS: list[NavItem] = [
     NavItem("RTP report", "backoffice_rtp", "view_dashboard"),
     NavItem("Worker health", "worker_health", "view_dashboard"),
     NavItem("Tables", "tables_list", "view_backoffice"),
-    NavItem("Rounds", "round_lookup", "view_backoffice"),
     NavItem("Play", "player_tables", "play"),
     NavItem("My games", "player_games", "play"),
     NavItem("My account", "wallet_home", "play"),
