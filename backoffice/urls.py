@@ -16,7 +16,4 @@ urlpatterns = [
     path("support/transactions/<int:transaction_id>/", views.transaction_page, name="backoffice_transaction"),
     path("dashboard/", views.dashboard, name="backoffice_dashboard"),
     path("dashboard/rtp/", views.rtp_report, name="backoffice_rtp"),
-    path("me/games/", views.my_games, name="player_games"),
-    path("me/games.csv", views.my_games_csv, name="player_games_csv"),
-    path("me/games/<str:game_number>/", views.my_game, name="player_game"),
 ]

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.error_schema import ERRORS, ErrorSerializer
-from rounds import selectors, services
+from rounds import game_history, selectors, services
 from rounds.api._common import (
     IDEMPOTENCY_HEADER,
     PLAYER,
@@ -45,13 +45,13 @@ class MyRoundsApi(generics.ListAPIView):
     permission_classes = [PLAYER]
 
     def get_queryset(self):
-        return selectors.rounds_for_player_query(player=self.request.user)
+        return game_history.player_rounds_query(player=self.request.user)
 
     @extend_schema(summary="My rounds, newest first (game client history)",
                    responses={200: PlayerRoundSerializer(many=True), 403: ErrorSerializer})
     def get(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.get_queryset())
-        rows = selectors.player_rounds_totals(player=request.user, rounds=page)
+        rows = game_history.game_rows(player=request.user, rounds=page)
         return self.get_paginated_response(PlayerRoundSerializer(rows, many=True).data)
 
 

@@ -169,7 +169,8 @@ class RoundSummarySerializer(serializers.Serializer):
 class PlayerRoundSerializer(RoundSummarySerializer):
     staked = serializers.DictField(child=serializers.IntegerField(), help_text="currency -> stakes, minor units")
     returned = serializers.DictField(child=serializers.IntegerField(), help_text="currency -> paid back so far")
-    net = serializers.DictField(allow_null=True, help_text="the settled result of your spots, by label")
+    net = serializers.DictField(source="spot_nets", allow_null=True,
+                                help_text="the settled result of your spots, by label")
 
 
 class StatsSituationSerializer(serializers.Serializer):
