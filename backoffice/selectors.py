@@ -1,4 +1,5 @@
-"""Reads of the back office: the support search, the round page, a player's pages and their game history.
+"""Reads of the back office: the support search, the round page's config, transactions and voids, and a player's
+staff page (a player's game history is rounds.game_history; a round as pages show it, rounds.round_page).
 
 Everything here reads through the indexes of migration 0001 (see there) by keyset, never by offset, so the first
 page of anything costs the same with a thousand rounds or a million. The dashboard's and the RTP report's reads
@@ -10,8 +11,6 @@ Decisions where the issue is silent:
 - A partial game number is the table code with a date and (part of) a time: `FB01 2026-11-30 14:22`,
   `FB01-20261130-1422`, or `FB01 14:22` (today, UTC). It matches every round of that table that began in that
   minute (or hour, or day), newest first; one match opens the round.
-- A player's game history lists every round they held a spot in (a voided spot too), newest first; its
-  result is the settled net of their spots, "voided" with the stakes refunded, or "in play".
 """
 
 from __future__ import annotations

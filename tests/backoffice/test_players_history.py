@@ -87,3 +87,14 @@ def test_the_csv_export_streams_every_round(client_for, play, classic_table, ali
     assert rows[0][:3] == ["game number", "started (UTC)", "table"]
     assert [row[0] for row in rows[1:]] == [r.game_number for r in reversed(rounds)]
     assert rows[1][4] == "Main 10.00 EUR" and rows[1][7] == "won" and rows[1][8] == "10.00 EUR"
+
+
+def test_the_api_the_page_and_the_staff_page_tell_the_same_result(client_for, support, play, classic_table,
+                                                                   alice, bob):
+    settled = settle_classic(play, classic_table, alice, bob)  # alice wins 10.00 EUR on seat 1, bob loses 30.00
+    for player, net, text in ((alice, 1000, "+10.00 EUR"), (bob, -3000, "-30.00 EUR")):
+        api = client_for(player).get("/api/rounds/mine/").json()["results"]
+        assert [row["net"] for row in api if row["game_number"] == settled.game_number] == [
+            {label: net for label, data in settled.settlement["spots"].items() if data["player"] == player.pk}]
+        assert text in client_for(player).get(reverse("player_games")).content.decode()
+        assert text in client_for(support).get(reverse("backoffice_player", args=[player.pk])).content.decode()
