@@ -22,7 +22,6 @@ NAV_ITEMS: list[NavItem] = [
     NavItem("Worker health", "worker_health", "view_dashboard"),
     NavItem("Staff activity", "staff_activity", "view_staff_activity"),
     NavItem("Tables", "tables_list", "view_backoffice"),
-    NavItem("Rounds", "round_lookup", "view_backoffice"),
     NavItem("Play", "player_tables", "play"),
     NavItem("My games", "player_games", "play"),
     NavItem("My account", "wallet_home", "play"),

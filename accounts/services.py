@@ -23,6 +23,7 @@ from accounts.models import (
 from accounts.permissions import has_role_permission, is_staff_user, require_permission
 from accounts.staffaudit import Origin, password_reset_record, staff_action_record
 from accounts.tokens import api_token_digest, api_token_new_key
+from casino.queue import task_queue
 
 
 def roles_sync() -> None:
@@ -45,13 +46,11 @@ def user_create(*, username: str, password: str, role: str, email: str = "", fir
 
 
 def worker_heartbeat_request(*, user, origin: Origin | None = None) -> WorkerHeartbeat:
-    from accounts.tasks import worker_heartbeat_answer
-
     with transaction.atomic(durable=True):
         probe = WorkerHeartbeat.objects.create(requested_by=user)
         staff_action_record(actor=user, action=StaffActionKind.WORKER_PROBED, origin=origin, at=probe.requested_at,
                             details={"probe": probe.pk})
-        transaction.on_commit(lambda: worker_heartbeat_answer.delay(probe.pk))
+        task_queue(name="accounts.tasks.worker_heartbeat_answer", args=(probe.pk,))
     return probe
 
 

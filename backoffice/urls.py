@@ -19,7 +19,4 @@ urlpatterns = [
     path("dashboard/rtp/", views.rtp_report, name="backoffice_rtp"),
     path("staff-activity/", staff_activity.staff_activity, name="staff_activity"),
     path("staff-activity.csv", staff_activity.staff_activity_csv, name="staff_activity_csv"),
-    path("me/games/", views.my_games, name="player_games"),
-    path("me/games.csv", views.my_games_csv, name="player_games_csv"),
-    path("me/games/<str:game_number>/", views.my_game, name="player_game"),
 ]

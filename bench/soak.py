@@ -271,7 +271,7 @@ def worker_log_counts(workers: list[Worker]) -> dict[str, int]:
         return sum(1 for line in lines if f"{task}[" in line and (not no_op or line.rstrip().endswith("False")))
 
     counts = {"settle runs": runs("round_settle"), "settle no-ops": runs("round_settle", no_op=True),
-              "void runs": runs("round_void"), "void no-ops": runs("round_void", no_op=True)}
+              "void runs": runs("round_void_refunds"), "void no-ops": runs("round_void_refunds", no_op=True)}
     # A task a killed worker had taken comes back with the same id: received more than once.
     received = Counter(line.split("[", 1)[1].split("]", 1)[0] for worker in workers
                        for line in worker.log().splitlines()

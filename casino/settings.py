@@ -82,6 +82,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.navigation",
             ],
+            "libraries": {"casino_format": "casino.formatting"},
         },
     },
 ]

@@ -23,6 +23,7 @@ from django.utils import timezone
 from accounts.models import StaffActionKind
 from accounts.permissions import require_permission
 from accounts.staffaudit import Origin, for_user, staff_action_record
+from casino.checks import text_check
 from players.errors import NotAtTable, PlayerRequestError, TableNotOpen
 from players.models import (
     NOTE_MAX_LENGTH,
@@ -47,12 +48,8 @@ def _flag(value, *, what: str) -> bool:
     return value
 
 
-def _text(value, *, what: str, max_length: int) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise PlayerRequestError(f"A {what} is required.")
-    if len(value.strip()) > max_length:
-        raise PlayerRequestError(f"A {what} has at most {max_length} characters.")
-    return value.strip()
+def _text(value, *, what: str, max_length: int, required: bool = True) -> str:
+    return text_check(value, what=what, max_length=max_length, error=PlayerRequestError, required=required)
 
 
 def _session_key(value) -> str:
@@ -105,9 +102,7 @@ def player_chat_disable(*, player, staff, reason: str, origin: Origin | None = N
 
 def player_chat_enable(*, player, staff, reason: str = "", origin: Origin | None = None) -> PlayerProfile:
     require_permission(staff, "lookup_players")
-    reason = reason.strip() if isinstance(reason, str) else ""
-    if len(reason) > REASON_MAX_LENGTH:
-        raise PlayerRequestError(f"A reason has at most {REASON_MAX_LENGTH} characters.")
+    reason = _text(reason, what="reason", max_length=REASON_MAX_LENGTH, required=False)
     now = timezone.now()
     with transaction.atomic(durable=True):
         profile, _ = PlayerProfile.objects.select_for_update().get_or_create(player=player)

@@ -254,7 +254,7 @@ def behind_unfunded(record: RoundRecord, spot: SpotRecord) -> bool:
 # --- settlement --------------------------------------------------------------------------------------------
 
 def settle_record(record: RoundRecord) -> dict[int, PlayerResult]:
-    """Play and settle every live spot with the engine; raises the engine's RoundError for a bad record."""
+    """Play and settle every live spot with the engine; raises EngineError for a bad record."""
     results: dict[int, PlayerResult] = {}
     dealer = record.dealer_cards
     for position in positions(record):

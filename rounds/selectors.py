@@ -1,7 +1,7 @@
 """Reads of rounds: the live view of a round, its full record, its replay, and a player's rounds.
 
 The back office (support desk, regulator) uses `round_by_game_number`, `round_full_record` and `round_replay`;
-the game client API uses `round_view`, `decision_stats` and `player_rounds_totals`.
+the game client API uses `round_view` and `decision_stats`; a player's game history is rounds.game_history.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.models import Prefetch, Q
 
 from rounds import snapshots, visibility
-from rounds.engine.errors import RoundError as EngineError
+from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine.rules import Rules
 from rounds.engine.script import expect_differences, settle_script
@@ -247,10 +247,11 @@ def round_replay(*, round: Round) -> RoundReplay:
     return replay
 
 
-# --- the full record for the back office -------------------------------------------------------------------
+# --- the full record for the staff API -----------------------------------------------------------------------
 
 def round_full_record(*, round: Round) -> dict[str, Any]:
-    """Everything about one round: cards, spots, bets with their wallet outcome, decisions, transactions, audit."""
+    """Everything about one round (the staff API's record): cards, spots, bets with their wallet outcome,
+    decisions, transactions, audit."""
     spots = list(Spot.objects.filter(round=round).select_related("player").order_by("id"))
     bets = list(
         RoundBet.objects.filter(round=round)
@@ -301,41 +302,6 @@ def round_full_record(*, round: Round) -> dict[str, Any]:
 
 # --- lists -------------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PlayerRoundRow:
-    round: Round
-    staked: dict[str, int]  # currency -> total stake
-    returned: dict[str, int]  # currency -> cash returned so far
-    net: dict[str, int] | None  # spot label -> settled net result, once settled
-
-    def __getattr__(self, name: str) -> Any:
-        # Serializers read the round's own fields (game_number, state...) straight from the row.
-        return getattr(self.round, name)
-
-
-def player_rounds_totals(*, player, rounds: list[Round]) -> list[PlayerRoundRow]:
-    """What the player staked and got back in each of these rounds (one query for the whole page)."""
-    staked: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    returned: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for round_id, currency, amount, cash in RoundBet.objects.filter(
-        round_id__in=[r.pk for r in rounds], spot__player=player
-    ).values_list("round_id", "currency", "amount", "wallet_bet__resolution__cash_return"):
-        staked[round_id][currency] += amount
-        returned[round_id][currency] += cash or 0
-    rows = []
-    for r in rounds:
-        net = None
-        if r.settlement:
-            net = {label: data["net"] for label, data in r.settlement["spots"].items() if data["player"] == player.pk}
-        rows.append(PlayerRoundRow(r, dict(staked[r.pk]), dict(returned[r.pk]), net))
-    return rows
-
-
-def rounds_for_player_query(*, player):
-    """The same rounds as a queryset, for the API's cursor pagination."""
-    return Round.objects.filter(pk__in=Spot.objects.filter(player=player).values("round_id")).select_related("table")
-
-
 def last_bets(*, table, player, before_round_id: int) -> list[dict[str, Any]]:
     """The player's opening bets in their latest earlier round at this table: [{seat, behind, currency, bets}]."""
     latest = (
@@ -366,10 +332,16 @@ def last_bets(*, table, player, before_round_id: int) -> list[dict[str, Any]]:
 
 # --- the live view ------------------------------------------------------------------------------------------
 
-def _hide_hole_card(round: Round, rules: Rules) -> bool:
-    return rules.has_hole_card and round.state in (
+def hole_card_hidden(round: Round) -> bool:
+    """While the players act, the dealer's hole card is face down for players (staff see it)."""
+    return round_rules(round).has_hole_card and round.state in (
         RoundState.BETTING_CLOSED, RoundState.DEALING, RoundState.INSURANCE, RoundState.DECISIONS,
     )
+
+
+def dealer_cards_shown(cards: list[str], *, hidden: bool) -> list[str]:
+    """The dealer's cards as a player sees them: "??" for a hole card still face down."""
+    return [cards[0], "??", *cards[2:]] if hidden and len(cards) >= 2 else list(cards)
 
 
 def _describe_hand(hand) -> dict[str, Any]:
@@ -414,10 +386,8 @@ def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, A
     may see."""
     rules = round_rules(round)
     record = round_record_load(round)
-    hide = _hide_hole_card(round, rules) and not staff
-    dealer = [str(card) for card in record.dealer_cards]
-    if hide and len(dealer) >= 2:
-        dealer = [dealer[0], "??"] + dealer[2:]
+    dealer = dealer_cards_shown([str(card) for card in record.dealer_cards],
+                                hidden=not staff and hole_card_hidden(round))
     spots = {s.id: s for s in Spot.objects.filter(round=round).only("id", "status", "insurance", "confirmed_at")}
     view_spots = []
     for spot in record.spots:

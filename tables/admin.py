@@ -5,6 +5,7 @@ from django import forms
 from django.contrib import admin
 
 from accounts.permissions import has_role_permission
+from accounts.read_only_admin import BackOfficeReadableAdmin, ReadOnlyAdmin
 from accounts.staffaudit import origin_from_request
 from rounds.services import table_state_change
 from tables import services
@@ -14,14 +15,8 @@ from tables.models import BetLimit, Table, TableChange, TablePaytable, TableRtpR
 TABLE_SETTING_FIELDS = [field for field in services.SETTING_FIELDS if field != "side_bets"]
 
 
-class RoleAdmin(admin.ModelAdmin):
+class RoleAdmin(BackOfficeReadableAdmin):
     """Operators configure; anyone who may read the back office may look."""
-
-    def has_module_permission(self, request):
-        return has_role_permission(request.user, "view_backoffice") or request.user.is_superuser
-
-    def has_view_permission(self, request, obj=None):
-        return self.has_module_permission(request)
 
     def has_add_permission(self, request):
         return has_role_permission(request.user, "configure_tables")
@@ -198,14 +193,6 @@ class TablePaytableAdmin(RoleAdmin):
             offered ^= {obj.side_bet}
             services.table_update(table=Table.objects.get(pk=table.pk), side_bets=offered, **who)
         obj.refresh_from_db()
-
-
-class ReadOnlyAdmin(RoleAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(TableChange)

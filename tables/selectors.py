@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rounds.engine.errors import RoundError
+from rounds.engine.errors import EngineError
 from rounds.engine.rules import Rules, rules_for
 from tables import rtp
 from tables.errors import TableConfigError, TableConflictError
@@ -160,7 +160,7 @@ def document_rules(document: Mapping[str, Any]) -> Rules:
     }
     try:
         return rules_for(name, overrides)
-    except RoundError as exc:
+    except EngineError as exc:
         raise TableConfigError(f"The rules engine refuses this table's settings: {exc}") from exc
 
 

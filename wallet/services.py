@@ -26,13 +26,14 @@ from django.utils import timezone
 
 from accounts.models import StaffActionKind
 from accounts.staffaudit import Origin, for_user, staff_action_record
+from casino.checks import amount_check, idempotency_key_check
+from casino.idempotency import IdempotencyConflict
 from casino.untrusted import MAX_AMOUNT_MINOR
 from wallet import locks
 from wallet.currencies import currency_get, money_format
 from wallet.errors import (
     BetAlreadyResolved,
     CurrencyMismatch,
-    IdempotencyConflict,
     InsufficientFunds,
     InvalidAmount,
     InvalidIdempotencyKey,
@@ -90,22 +91,13 @@ class BetResolutionSpec:
 
 
 def _amount_check(amount, *, what: str = "amount", zero_ok: bool = False) -> int:
-    if isinstance(amount, bool) or not isinstance(amount, int):
-        raise InvalidAmount(f"The {what} must be a whole number of minor units, not {amount!r}.")
-    if amount < 0 or (amount == 0 and not zero_ok):
-        raise InvalidAmount(f"The {what} must be {'zero or more' if zero_ok else 'positive'}, not {amount}.")
-    if amount > MAX_AMOUNT:
-        raise InvalidAmount(f"The {what} {amount} is larger than any wallet movement allows.")
-    return amount
+    return amount_check(amount, what=what, maximum=MAX_AMOUNT, error=InvalidAmount, zero_ok=zero_ok)
 
 
 def _key_check(key) -> str:
     if isinstance(key, ClientKey):
         return str(key)  # checked by client_key, and longer than a plain key may be
-    if not isinstance(key, str) or not key.strip():
-        raise InvalidIdempotencyKey("An idempotency key is required (a non-empty string, e.g. a UUID).")
-    if len(key) > KEY_MAX_LENGTH:
-        raise InvalidIdempotencyKey(f"An idempotency key has at most {KEY_MAX_LENGTH} characters.")
+    idempotency_key_check(key, max_length=KEY_MAX_LENGTH, error=InvalidIdempotencyKey)
     if is_client_key(key):
         # Only client_key makes these, so a key the system derives can never meet a client's.
         raise InvalidIdempotencyKey(f"A key beginning with {CLIENT_PREFIX!r} is made by wallet.keys.client_key.")

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from accounts.permissions import permission_required
+from casino.idempotency import IdempotencyConflict
 from casino.untrusted import InputError, optional_whole_number_parse
 from wallet import selectors, services
 from wallet.currencies import CURRENCIES, money_format
@@ -156,7 +157,7 @@ def cashier(request):
         txn = service(player=request.user, currency=data["currency"], amount=data["amount_minor"],
                       actor=request.user, idempotency_key=client_key(
                           user=request.user, operation=data["operation"], key=data["idempotency_key"]))
-    except WalletError as exc:
+    except (WalletError, IdempotencyConflict) as exc:
         # Back to the form with a fresh key: nothing moved, so the next attempt is a new request.
         form = CashierForm(initial={
             "operation": data["operation"], "currency": data["currency"], "idempotency_key": str(uuid.uuid4()),

@@ -10,9 +10,10 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.error_schema import ERRORS, ErrorSerializer
 from casino.ratelimit import BetRateThrottle
 from casino.retry import retried_on_contention
-from rounds import selectors, services, visibility
+from rounds import game_history, selectors, services, visibility
 from rounds.api._common import (
     IDEMPOTENCY_HEADER,
     PLAYER,
@@ -26,7 +27,6 @@ from rounds.api._common import (
     validated,
 )
 from rounds.api.serializers import (
-    ERRORS,
     BetPlaceSerializer,
     BetResultSerializer,
     DecisionResultSerializer,
@@ -34,7 +34,6 @@ from rounds.api.serializers import (
     InsuranceResultSerializer,
     InsuranceSerializer,
     PlayerRoundSerializer,
-    RoundErrorSerializer,
     RoundViewSerializer,
     StatsSerializer,
 )
@@ -48,13 +47,13 @@ class MyRoundsApi(generics.ListAPIView):
     permission_classes = [PLAYER]
 
     def get_queryset(self):
-        return selectors.rounds_for_player_query(player=self.request.user)
+        return game_history.player_rounds_query(player=self.request.user)
 
     @extend_schema(summary="My rounds, newest first (game client history)",
-                   responses={200: PlayerRoundSerializer(many=True), 403: RoundErrorSerializer})
+                   responses={200: PlayerRoundSerializer(many=True), 403: ErrorSerializer})
     def get(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.get_queryset())
-        rows = selectors.player_rounds_totals(player=request.user, rounds=page)
+        rows = game_history.game_rows(player=request.user, rounds=page)
         return self.get_paginated_response(PlayerRoundSerializer(rows, many=True).data)
 
 

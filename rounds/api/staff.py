@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.staffaudit import origin_from_request
+from casino.error_schema import ERRORS, ErrorSerializer
 from casino.retry import retried_on_contention
 from rounds import selectors, services
 from rounds.api._common import (
@@ -23,12 +24,10 @@ from rounds.api._common import (
     validated,
 )
 from rounds.api.serializers import (
-    ERRORS,
     OpenRoundSerializer,
     ReasonSerializer,
     RecordSerializer,
     ReplaySerializer,
-    RoundErrorSerializer,
     RoundSummarySerializer,
     RoundViewSerializer,
 )
@@ -55,7 +54,7 @@ class RoundListApi(generics.ListAPIView):
         summary="Every round, newest first (staff)",
         parameters=[OpenApiParameter("state", str, enum=RoundState.values, required=False),
                     OpenApiParameter("table", str, required=False, description="a table code")],
-        responses={200: RoundSummarySerializer(many=True), 403: RoundErrorSerializer},
+        responses={200: RoundSummarySerializer(many=True), 403: ErrorSerializer},
     )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)

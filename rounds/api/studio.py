@@ -10,11 +10,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.staffaudit import origin_from_request
+from casino.error_schema import ERRORS
 from casino.retry import retried_on_contention
 from rounds import services
 from rounds.api._common import STUDIO, round_or_404, state_response, table_or_404, validated
 from rounds.api.serializers import (
-    ERRORS,
     CardResultSerializer,
     CardSerializer,
     ReasonSerializer,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from .errors import RoundError
+from .errors import EngineError
 from .script import expect_differences, script_label, settle_script
 
 
@@ -31,7 +31,7 @@ def load_scripts(path: Path) -> list[tuple[str, Any]]:
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise RoundError(f"{file}: cannot read a JSON script file ({error})") from None
+            raise EngineError(f"{file}: cannot read a JSON script file ({error})") from None
         items = data if isinstance(data, list) else [data]
         scripts.extend((str(file), item) for item in items)
     return scripts
@@ -43,7 +43,7 @@ def replay_scripts(scripts: Iterable[tuple[str, Any]], check: bool, out: Writer,
     for label, data in scripts:
         try:
             result = settle_script(data)
-        except RoundError as error:
+        except EngineError as error:
             err.write(f"{label}: {error}\n")
             failed = True
             continue
@@ -71,7 +71,7 @@ def replay_paths(
             continue
         try:
             scripts.extend(load_scripts(path))
-        except RoundError as error:
+        except EngineError as error:
             err.write(f"{error}\n")
             failed = True
     code = replay_scripts(scripts, check, out, err)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from .errors import RoundError
+from .errors import EngineError
 from .sidebets import DEFAULT_PAYTABLES, SIDE_BETS
 
 PROFILES = ("free_bet", "free_bet_seated", "classic")
@@ -103,7 +103,7 @@ class Rules:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
         if not isinstance(data, dict) or data.get("profile") not in PROFILES:
-            raise RoundError("rules snapshot needs a known 'profile'")
+            raise EngineError("rules snapshot needs a known 'profile'")
         flags = {key: value for key, value in data.items() if key != "profile"}
         return apply_overrides(PROFILE_DEFAULTS[data["profile"]], flags)
 
@@ -129,11 +129,11 @@ _FIELD_NAMES = {f.name for f in fields(Rules)} - {"profile"}
 def _normalise_flag(key: str, value: Any) -> tuple[str, Any]:
     if key in _CHARLIE_SWITCHES:
         if not isinstance(value, bool):
-            raise RoundError(f"flag {key} must be true or false, not {value!r}")
+            raise EngineError(f"flag {key} must be true or false, not {value!r}")
         return "charlie", _CHARLIE_SWITCHES[key] if value else None
     key = _ALIASES.get(key, key)
     if key not in _FIELD_NAMES:
-        raise RoundError(f"unknown table flag {key!r}")
+        raise EngineError(f"unknown table flag {key!r}")
     if key in ("free_double_totals", "side_bets") and isinstance(value, list):
         value = tuple(value)
     if key == "paytables":
@@ -145,14 +145,14 @@ def _merge_paytables(value: Any) -> Paytables:
     if isinstance(value, tuple):
         value = {bet: dict(lines) for bet, lines in value}
     if not isinstance(value, dict):
-        raise RoundError("paytables must map a side bet to its lines")
+        raise EngineError("paytables must map a side bet to its lines")
     merged = {bet: dict(lines) for bet, lines in DEFAULT_PAYTABLES.items()}
     for bet, lines in value.items():
         if bet not in merged or not isinstance(lines, dict):
-            raise RoundError(f"unknown side bet paytable {bet!r}")
+            raise EngineError(f"unknown side bet paytable {bet!r}")
         for line, pay in lines.items():
             if line not in merged[bet] or not _is_int(pay) or pay < 0:
-                raise RoundError(f"bad paytable line {bet}.{line}: {pay!r}")
+                raise EngineError(f"bad paytable line {bet}.{line}: {pay!r}")
             merged[bet][line] = pay
     return _freeze_paytables(merged)
 
@@ -161,7 +161,7 @@ def apply_overrides(base: Rules, overrides: dict[str, Any] | None) -> Rules:
     if overrides is None:
         return base
     if not isinstance(overrides, dict):
-        raise RoundError("overrides must be an object of table flags")
+        raise EngineError("overrides must be an object of table flags")
     changes = dict(_normalise_flag(key, value) for key, value in overrides.items())
     return replace(base, **changes)
 
@@ -169,7 +169,7 @@ def apply_overrides(base: Rules, overrides: dict[str, Any] | None) -> Rules:
 def rules_for(name: str, overrides: dict[str, Any] | None = None) -> Rules:
     """The rules of a profile by script name (free_bet, free_bet_seated, classic[_eu|_us_peek_*]) plus flags."""
     if name not in SCRIPT_RULE_NAMES:
-        raise RoundError(f"unknown rules {name!r}")
+        raise EngineError(f"unknown rules {name!r}")
     profile, dealing = SCRIPT_RULE_NAMES[name]
     base = PROFILE_DEFAULTS[profile]
     if dealing is not None:
@@ -179,9 +179,9 @@ def rules_for(name: str, overrides: dict[str, Any] | None = None) -> Rules:
     # tables do): an override saying otherwise contradicts the name. Plain `classic` takes any classic dealing.
     fixed = name != "classic"
     if fixed and rules.dealing != base.dealing:
-        raise RoundError(f"rules {name} deal {base.dealing}; overrides cannot make it {rules.dealing}")
+        raise EngineError(f"rules {name} deal {base.dealing}; overrides cannot make it {rules.dealing}")
     if profile == "classic" and rules.dealing == "ace_peek":
-        raise RoundError("classic tables deal eu, us_peek_before or us_peek_after, not ace_peek")
+        raise EngineError("classic tables deal eu, us_peek_before or us_peek_after, not ace_peek")
     return rules
 
 
@@ -209,25 +209,25 @@ _BOOL_FLAGS = (
 
 def _check_rules(rules: Rules) -> None:
     if rules.profile not in PROFILES:
-        raise RoundError(f"unknown profile {rules.profile!r}")
+        raise EngineError(f"unknown profile {rules.profile!r}")
     for name in _BOOL_FLAGS:
         if not isinstance(getattr(rules, name), bool):
-            raise RoundError(f"flag {name} must be true or false, not {getattr(rules, name)!r}")
+            raise EngineError(f"flag {name} must be true or false, not {getattr(rules, name)!r}")
     if not _is_int(rules.decks) or not 1 <= rules.decks <= 16:
-        raise RoundError(f"flag decks must be a whole number of decks from 1 to 16, not {rules.decks!r}")
+        raise EngineError(f"flag decks must be a whole number of decks from 1 to 16, not {rules.decks!r}")
     if rules.max_seats is not None and (not _is_int(rules.max_seats) or rules.max_seats < 1):
-        raise RoundError(f"flag max_seats must be a positive number or null, not {rules.max_seats!r}")
+        raise EngineError(f"flag max_seats must be a positive number or null, not {rules.max_seats!r}")
     if rules.dealing not in DEALINGS:
-        raise RoundError(f"flag dealing must be one of {', '.join(DEALINGS)}, not {rules.dealing!r}")
+        raise EngineError(f"flag dealing must be one of {', '.join(DEALINGS)}, not {rules.dealing!r}")
     if rules.timeout not in TIMEOUT_RULES:
-        raise RoundError(f"flag timeout must be one of {', '.join(TIMEOUT_RULES)}, not {rules.timeout!r}")
+        raise EngineError(f"flag timeout must be one of {', '.join(TIMEOUT_RULES)}, not {rules.timeout!r}")
     if rules.charlie is not None and (not _is_int(rules.charlie) or not 3 <= rules.charlie <= 21):
-        raise RoundError(f"flag charlie must be a card count from 3 to 21 or null, not {rules.charlie!r}")
+        raise EngineError(f"flag charlie must be a card count from 3 to 21 or null, not {rules.charlie!r}")
     totals = rules.free_double_totals
     if not isinstance(totals, tuple) or not all(_is_int(t) and 4 <= t <= 20 for t in totals):
-        raise RoundError(f"flag free_double_totals must list hard totals, not {totals!r}")
+        raise EngineError(f"flag free_double_totals must list hard totals, not {totals!r}")
     if not isinstance(rules.side_bets, tuple) or not all(bet in SIDE_BETS for bet in rules.side_bets):
-        raise RoundError(f"flag side_bets must list known side bets ({', '.join(SIDE_BETS)})")
+        raise EngineError(f"flag side_bets must list known side bets ({', '.join(SIDE_BETS)})")
 
 
 PROFILE_DEFAULTS: dict[str, Rules] = {

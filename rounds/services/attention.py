@@ -57,5 +57,5 @@ def round_attention_retry(*, round_id: int, actor, reason: str, now: datetime | 
         if round.state == RoundState.SETTLING:
             _queue("round_settle", round.pk)
         elif round.state == RoundState.VOIDED and round.refunds_done_at is None:
-            _queue("round_void", round.pk)
+            _queue("round_void_refunds", round.pk)
     return round

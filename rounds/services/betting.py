@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from casino.checks import amount_check
 from rounds import selectors
 from rounds.audit import event_add
 from rounds.errors import BetLimitError, BetRefused, IllegalTransition
@@ -41,9 +42,7 @@ def _bets_check(bets) -> dict[str, int]:
     for name, amount in bets.items():
         if name not in BET_NAMES:
             raise BetRefused(f"Unknown bet {name!r}; bets are {', '.join(BET_NAMES)}.")
-        if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= MAX_STAKE:
-            raise BetLimitError(f"The {name} stake must be a positive whole number of minor units, not {amount!r}.")
-        cleaned[name] = amount
+        cleaned[name] = amount_check(amount, what=f"{name} stake", maximum=MAX_STAKE, error=BetLimitError)
     return cleaned
 
 

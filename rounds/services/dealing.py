@@ -19,7 +19,7 @@ from rounds import selectors
 from rounds.audit import actor_user, event_add
 from rounds.engine.cards import parse_card
 from rounds.engine.dealer import dealer_needs_card
-from rounds.engine.errors import RoundError as EngineError
+from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_total
 from rounds.errors import CardRefused, InvalidCard, InvalidRoundRequest
 from rounds.locks import round_lock

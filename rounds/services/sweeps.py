@@ -8,7 +8,7 @@ from django.db import transaction
 
 from rounds.locks import round_lock
 from rounds.models import ACTIVE_STATES, Round, RoundState, VoidKind
-from rounds.services._common import _now
+from rounds.services._common import _now, _queue
 from rounds.services.voids import _void
 from tables.models import TableState
 
@@ -30,12 +30,10 @@ def rounds_recovery_sweep(*, now: datetime | None = None,
     refunds = list(Round.objects.filter(state=RoundState.VOIDED, refunds_done_at__isnull=True,
                                         voided_at__lte=before, attention_at__isnull=True)
                    .values_list("pk", flat=True))
-    from rounds import tasks
-
     for round_id in settling:
-        tasks.round_settle.delay(round_id)
+        _queue("round_settle", round_id)
     for round_id in refunds:
-        tasks.round_void.delay(round_id)
+        _queue("round_void_refunds", round_id)
     closed = []
     for round_id in Round.objects.filter(state__in=ACTIVE_STATES, table__state=TableState.CLOSED).values_list(
         "pk", flat=True

@@ -25,10 +25,9 @@ from django.utils import timezone
 
 from accounts.staffaudit import Origin
 from rounds.audit import event_add
-from rounds.errors import InvalidRoundRequest
 from rounds.locks import table_lock, table_round_lock
 from rounds.models import ActorKind, RoundState, VoidKind
-from rounds.services._common import REASON_MAX_LENGTH, _round_set, _seconds
+from rounds.services._common import _reason_check, _round_set, _seconds
 from rounds.services.voids import _void
 from tables import services as table_services
 from tables.errors import TableConfigError
@@ -37,11 +36,7 @@ from tables.models import Table, TableState
 
 def _reason_clean(reason) -> str:
     # Whether one is required (a person pausing or closing) is the table's rule: tables.services.table_state_set.
-    if not isinstance(reason, str):
-        raise InvalidRoundRequest("A reason is text.")
-    if len(reason) > REASON_MAX_LENGTH:
-        raise InvalidRoundRequest(f"A reason has at most {REASON_MAX_LENGTH} characters.")
-    return reason.strip()
+    return _reason_check(reason, required=False)
 
 
 def _state_move(*, table: Table, actor, state: str, reason: str, expected_version: int | None,

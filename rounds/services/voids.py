@@ -40,14 +40,14 @@ def _void(round: Round, *, kind: str, reason: str, actor, now: datetime) -> None
                 voided_by=actor_user(actor), deadline=None, turn_seat=None)
     event_add(round, "voided", actor_kind=ActorKind.STAFF if actor else ActorKind.SYSTEM, actor=actor, at=now,
               payload={"kind": kind, "reason": reason})
-    _queue("round_void", round.pk)
+    _queue("round_void_refunds", round.pk)
 
 
 def round_void(*, round_id: int, reason: str, actor=None, now: datetime | None = None,
                origin: Origin | None = None) -> Round:
     """Void a round that is not settled (staff with the void permission, with a reason; or the system).
 
-    The state changes at once; the round_void task then refunds every stake exactly once.
+    The state changes at once; the round_void_refunds task then refunds every stake exactly once.
     """
     if actor is not None:
         require_permission(actor, "void_rounds")

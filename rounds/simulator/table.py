@@ -685,7 +685,7 @@ class TableSim:
         # A fast worker may have settled the round already by now.
         if state not in ("settling", "settled", "voided"):
             raise SimulationStuck(f"round {ref.id} ended the studio's work {state}")
-        task = tasks.round_void if state == "voided" else tasks.round_settle
+        task = tasks.round_void_refunds if state == "voided" else tasks.round_settle
         if self.rng.random() < self.config.duplicate_task_rate:
             # A broker that delivers the same settlement twice: the second delivery must change nothing.
             task.delay(ref.id)

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from accounts.permissions import require_permission
+from casino.checks import whole_number
 from rounds.engine.rules import PROFILE_DEFAULTS
 from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from tables import rtp
@@ -85,13 +86,11 @@ def profile_defaults(profile: str) -> dict[str, Any]:
     }
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _int_in(values: dict, field: str, label: str, low: int, high: int) -> None:
     value = values[field]
-    if not _is_int(value) or not low <= value <= high:
+    if not whole_number(value) or not low <= value <= high:
         raise TableConfigError(f"{label} must be a whole number from {low} to {high}, not {value!r}", field=field)
 
 
@@ -198,7 +197,7 @@ def paytable_validate(*, side_bet: str, paytable: Any, decks: int) -> dict[str, 
         if line not in paytable:
             raise TableConfigError(f"The {SideBet(side_bet).label} paytable needs a pay for {line!r}", field=line)
         pay = paytable[line]
-        if not _is_int(pay) or not PAY_RANGE[0] <= pay <= PAY_RANGE[1]:
+        if not whole_number(pay) or not PAY_RANGE[0] <= pay <= PAY_RANGE[1]:
             raise TableConfigError(
                 f"The pay for {line!r} must be a whole number from {PAY_RANGE[0]} to {PAY_RANGE[1]} (to 1), "
                 f"not {pay!r}",
@@ -223,13 +222,13 @@ def bet_limit_validate(*, bet_type: str, currency: str, min: int, max: int, chip
     if currency not in CURRENCIES:
         raise TableConfigError(f"{currency!r} is not a currency tables accept")
     for name, value in (("minimum", min), ("maximum", max)):
-        if not _is_int(value) or not 1 <= value <= MAX_AMOUNT:
+        if not whole_number(value) or not 1 <= value <= MAX_AMOUNT:
             raise TableConfigError(f"{label}: the {name} must be a positive whole number of minor units")
     if min > max:
         raise TableConfigError(f"{label}: the minimum is above the maximum")
     if not isinstance(chips, list | tuple) or not chips:
         raise TableConfigError(f"{label}: at least one chip denomination is needed")
-    if not all(_is_int(chip) for chip in chips):
+    if not all(whole_number(chip) for chip in chips):
         raise TableConfigError(f"{label}: chip denominations must be whole numbers of minor units")
     chips = sorted(set(chips))
     if len(chips) > MAX_CHIPS:

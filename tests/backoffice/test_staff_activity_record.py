@@ -13,7 +13,7 @@ from accounts.models import StaffAction, StaffActionKind
 from accounts.staffaudit import Origin, password_reset_record
 from rounds.models import Round, RoundState
 from tables.models import Table, TableChange
-from tests.backoffice.conftest import settle_classic
+from tests.backoffice.scenarios import settle_classic
 from tests.tables.test_pages import _form_values
 
 pytestmark = pytest.mark.django_db

@@ -200,7 +200,7 @@ def test_a_malfunction_voids_the_round_and_the_worker_refunds_every_stake_once(
     outcome = table.cards("4c")[0]
     assert outcome["malfunction"] == "the dealer drew 4c on 17, but stands on 17 or more"
     table.wait(RoundState.VOIDED, refunded=True)
-    tasks.round_void.delay(table.round.pk)  # a second delivery refunds nothing
+    tasks.round_void_refunds.delay(table.round.pk)  # a second delivery refunds nothing
     accounted(table, [a, b])
     assert LedgerTransaction.objects.filter(reference=table.game_number, kind="refund").count() == 1
 
