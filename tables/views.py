@@ -10,7 +10,7 @@ from accounts.staffaudit import origin_from_request
 from casino.untrusted import InputError, optional_whole_number_parse, whole_number_parse
 from rounds.errors import InvalidRoundRequest
 from rounds.services import table_state_change
-from tables import rtp, selectors, services
+from tables import rtp, rtp_exact, selectors, services
 from tables.errors import TableConfigError, TableConflictError
 from tables.forms import LimitsForm, PaytableForm, RtpRunForm, TableSettingsForm
 from tables.models import Profile, SideBet, Table, TablePaytable, TableRtpRun, TableState
@@ -94,6 +94,15 @@ def table_edit(request, code: str):
     return render(request, "tables/edit.html", {"form": form, "table": table})
 
 
+def _main_exact(rules) -> dict[str, str]:
+    figures = rtp_exact.main_game_figures(rtp_exact.rtp_rules_from_engine(rules))
+    return {
+        "td": rtp.float_percent(figures["rtp"], 4),
+        "cd": rtp.float_percent(figures["rtp_composition_dependent"], 4),
+        "sd": f"{figures['variance'] ** 0.5:.4f}",
+    }
+
+
 @permission_required("view_backoffice")
 def table_detail(request, code: str):
     table = _table_or_404(code)
@@ -111,6 +120,7 @@ def table_detail(request, code: str):
         "paytable_rtps": selectors.table_paytable_rtps(table=table),
         "insurance_rtp": rtp.percent(rtp.insurance_rtp(table.decks)),
         "main_infinite_rtp": rtp.float_percent(rtp.main_game_infinite_rtp(rules), 4),
+        "main_exact": _main_exact(rules),
         "runs": runs,
         "current_run": runs[0] if runs else None,
         "rtp_form": RtpRunForm(),
