@@ -75,6 +75,11 @@ class Rules:
         return f"classic_{self.dealing}" if self.profile == "classic" else self.profile
 
     @property
+    def split_seconds_first(self) -> bool:
+        """After a split both hands get their second card before hand 1 is played (the seated Free Bet text)."""
+        return self.profile == "free_bet_seated" and not self.common_draw
+
+    @property
     def has_hole_card(self) -> bool:
         return self.dealing != "eu"
 
