@@ -49,6 +49,8 @@ def parse_script(data: Any) -> Script:
         raise RoundError("a script must be a JSON object")
     if "id" not in data:
         raise RoundError("the script has no id")
+    if script_label(data) == "(no id)":
+        raise RoundError(f"the script id must be a string or a whole number, not a {type(data['id']).__name__}")
     rules_name = data.get("rules")
     if not isinstance(rules_name, str):
         raise RoundError("the script needs 'rules' naming a profile")
