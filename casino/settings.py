@@ -213,7 +213,9 @@ REST_FRAMEWORK = {
         "accounts.tokens.ApiTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Game clients and the studio send JSON; a form encoding cannot say null and turns a missing boolean into false.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "casino.api_schema.AutoSchema",
     "EXCEPTION_HANDLER": "casino.api_errors.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
@@ -221,6 +223,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Studio, game-client and back-office API. Money is integer minor units.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The map of the API is for its signed-in clients, not for whoever asks.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Swagger UI from our own static files, not a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -2,8 +2,10 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+handler400 = "casino.api_errors.bad_request"
 handler403 = "accounts.views.permission_denied"
-handler404 = "accounts.views.page_not_found"
+handler404 = "casino.api_errors.page_not_found"
+handler500 = "casino.api_errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import has_role_permission, missing_permission_message
+from casino.api_fields import JsonBooleanField, JsonIntegerField
 from players import selectors, services
 from players.models import VideoQuality
 
@@ -19,11 +20,11 @@ class PLAYER(BasePermission):
 
 
 class SettingsSerializer(serializers.Serializer):
-    sound_on = serializers.BooleanField()
-    sound_volume = serializers.IntegerField(min_value=0, max_value=100)
-    dealer_voice = serializers.BooleanField()
+    sound_on = JsonBooleanField()
+    sound_volume = JsonIntegerField(min_value=0, max_value=100)
+    dealer_voice = JsonBooleanField()
     video_quality = serializers.ChoiceField(choices=VideoQuality.choices)
-    hide_others_chat = serializers.BooleanField()
+    hide_others_chat = JsonBooleanField()
     chat_disabled = serializers.BooleanField(read_only=True)
     chat_disabled_reason = serializers.CharField(read_only=True)
 

@@ -13,7 +13,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Prefetch, Q
 
-from rounds import snapshots
+from rounds import snapshots, visibility
 from rounds.engine.errors import RoundError as EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine.rules import Rules
@@ -410,7 +410,8 @@ def spot_view(record: RoundRecord, spot: SpotRecord, round: Round, *, turn: bool
 
 
 def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, Any]:
-    """What a game client (its own spots in detail) or the studio (everything) sees of a round now."""
+    """What the studio (everything) or a game client sees of a round now: rounds.visibility says what a player
+    may see."""
     rules = round_rules(round)
     record = round_record_load(round)
     hide = _hide_hole_card(round, rules) and not staff
@@ -439,7 +440,7 @@ def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, A
         "stream": [str(c) for c in record.cards_of(CardTarget.STREAM)],
         "seats": {str(seat): cards for (target, seat), cards in sorted(record.cards.items()) if target == "seat"},
     }
-    return {
+    view = {
         "game_number": round.game_number,
         "table": round.table.code,
         "profile": round.config["profile"],
@@ -454,8 +455,11 @@ def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, A
         "void_reason": round.void_reason if round.state == RoundState.VOIDED else "",
         "cards": cards,
         "spots": view_spots,
+        "seats_taken": sorted({spot.seat for spot in record.spots
+                               if spot.seat is not None and not spot.behind and not spot.voided}),
         "settlement": _settlement_for(round, viewer, staff),
     }
+    return view if staff else visibility.round_view_for_player(view=view, player_id=getattr(viewer, "pk", None))
 
 
 def _settlement_for(round: Round, viewer, staff: bool) -> dict[str, Any] | None:

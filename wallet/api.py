@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from accounts.permissions import has_role_permission, missing_permission_message
 from wallet import selectors, services
-from wallet.currencies import money_format
+from wallet.currencies import CURRENCIES, money_format
 from wallet.errors import IdempotencyKeyRequired, InvalidRequest, UnknownAccount
 from wallet.keys import client_key
 from wallet.selectors import HISTORY_MAX_PAGE_SIZE, HISTORY_PAGE_SIZE
@@ -64,8 +64,9 @@ class HistoryPageSerializer(serializers.Serializer):
 
 
 class MovementRequestSerializer(serializers.Serializer):
-    currency = serializers.CharField(help_text="ISO code, e.g. EUR")
-    amount = serializers.IntegerField(help_text="Minor units, > 0 (1250 = 12.50 EUR)")
+    currency = serializers.ChoiceField(choices=sorted(CURRENCIES), help_text="ISO code, e.g. EUR")
+    amount = serializers.IntegerField(min_value=1, help_text="Minor units, > 0 (1250 = 12.50 EUR); each currency "
+                                                             "has its own least and largest deposit and withdrawal")
 
 
 class MovementSerializer(serializers.Serializer):
@@ -79,9 +80,12 @@ class MovementSerializer(serializers.Serializer):
 
 
 HISTORY_PARAMETERS = [
-    OpenApiParameter("account", int, description="Account id (default: the first cash account)"),
-    OpenApiParameter("before", int, description="Cursor: entries older than this entry id"),
-    OpenApiParameter("limit", int, description=f"Page size, 1-{HISTORY_MAX_PAGE_SIZE}"),
+    OpenApiParameter("account", {"type": "integer", "minimum": 0},
+                     description="Account id (default: the first cash account)"),
+    OpenApiParameter("before", {"type": "integer", "minimum": 0},
+                     description="Cursor: entries older than this entry id"),
+    OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": HISTORY_MAX_PAGE_SIZE},
+                     description=f"Page size, 1-{HISTORY_MAX_PAGE_SIZE}"),
 ]
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
 
@@ -90,7 +94,7 @@ def _int_param(request, name: str, default: int | None) -> int | None:
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):  # "²" is a digit to str.isdigit, and int() refuses it
         raise InvalidRequest(f"'{name}' must be a whole number, not {raw!r}.")
     return int(raw)
 
@@ -111,8 +115,8 @@ def _history(request, player):
     limit = _int_param(request, "limit", HISTORY_PAGE_SIZE)
     if not 1 <= limit <= HISTORY_MAX_PAGE_SIZE:
         raise InvalidRequest(f"'limit' must be between 1 and {HISTORY_MAX_PAGE_SIZE}.")
-    page = selectors.account_history(account=account, before=_int_param(request, "before", None), limit=limit) \
-        if account else None
+    before = _int_param(request, "before", None)  # checked even for an empty wallet
+    page = selectors.account_history(account=account, before=before, limit=limit) if account else None
     next_url = None
     if page and page.next_before:
         query = urlencode({"account": account.pk, "before": page.next_before, "limit": limit})
@@ -175,7 +179,7 @@ class _MovementView(APIView):
 
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key", str, location=OpenApiParameter.HEADER, required=True,
+    "Idempotency-Key", {"type": "string", "minLength": 1}, location=OpenApiParameter.HEADER, required=True,
     description="Unique per request among your own deposits (or withdrawals); repeating it returns the first "
                 "answer (201, `replayed` true, header Idempotent-Replayed) and moves nothing",
 )

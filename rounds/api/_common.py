@@ -10,11 +10,11 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
-from rest_framework.pagination import CursorPagination
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from accounts.permissions import has_role_permission, missing_permission_message
+from casino.pagination import StrictCursorPagination
 from rounds import selectors
 from rounds.api.serializers import RoundViewSerializer
 from rounds.models import Round
@@ -86,7 +86,7 @@ def validated(serializer_class, request) -> dict:
     return serializer.validated_data
 
 
-class RoundCursorPagination(CursorPagination):
+class RoundCursorPagination(StrictCursorPagination):
     ordering = "-id"
     page_size = 20
     max_page_size = 100

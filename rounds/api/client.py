@@ -10,7 +10,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from rounds import selectors, services
+from rounds import selectors, services, visibility
 from rounds.api._common import (
     IDEMPOTENCY_HEADER,
     PLAYER,
@@ -63,7 +63,7 @@ class TableCurrentRoundApi(APIView):
         200: RoundViewSerializer, **ERRORS})
     def get(self, request, code: str):
         table = table_or_404(code)
-        round = selectors.round_active_for_table(table=table) or selectors.round_latest_for_table(table=table)
+        round = visibility.round_current_for_table(table=table)
         if round is None:
             raise Http404
         return state_response(request, round)
@@ -75,7 +75,8 @@ class RoundApi(APIView):
     @extend_schema(summary="A round's state: players see their own spots in detail, staff everything",
                    responses={200: RoundViewSerializer, **ERRORS})
     def get(self, request, game_number: str):
-        return state_response(request, round_or_404(game_number))
+        round = visibility.round_readable_or_404(round=round_or_404(game_number), user=request.user)
+        return state_response(request, round)
 
 
 class BetsApi(APIView):
@@ -171,7 +172,7 @@ class StatsApi(APIView):
     @extend_schema(summary="Common draw: what the players chose at the current step", responses={
         200: StatsSerializer, **ERRORS})
     def get(self, request, game_number: str):
-        round = round_or_404(game_number)
+        round = visibility.round_readable_or_404(round=round_or_404(game_number), user=request.user)
         if not round.common_draw:
             raise serializers.ValidationError("Decision statistics are served for common-draw rounds only.")
         return Response(StatsSerializer(selectors.decision_stats(round=round)).data)

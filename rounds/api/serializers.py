@@ -88,6 +88,7 @@ class RoundViewSerializer(serializers.Serializer):
     void_reason = serializers.CharField(allow_blank=True)
     cards = CardsViewSerializer()
     spots = SpotViewSerializer(many=True)
+    seats_taken = serializers.ListField(child=serializers.IntegerField(), help_text="seats with a player on them")
     settlement = serializers.DictField(allow_null=True)
 
 

@@ -295,13 +295,19 @@ def test_the_studio_sees_the_hole_card_and_everyone_and_a_player_only_their_own_
     assert staff["cards"]["dealer"] == ["Ts", "7c"] and len(staff["spots"]) == 2
 
 
-def test_at_a_seated_table_players_see_every_seat_but_decide_only_their_own(play, classic_table, funded):
+def test_at_a_seated_table_a_player_sees_only_their_own_seat_and_which_seats_are_taken(
+    play, classic_table, funded, operator
+):
     a, b = funded(), funded()
     r = play(classic_table)
     r.bet(a, {"main": 1000}, seat=1)
-    r.bet(b, {"main": 1000}, seat=2)
+    r.bet(b, {"main": 3000}, seat=2)
     r.close()
     r.cards("9h", "7d", "5c", "5d", "6s")
-    seen = {spot["seat"]: spot for spot in selectors.round_view(round=r.refresh(), viewer=b)["spots"]}
-    assert seen[1]["hands"][0]["cards"] == ["9h", "7d"] and seen[1]["decision"] is None
-    assert seen[2]["mine"] and seen[2]["decision"] is None  # seat 1 plays first
+    seen = selectors.round_view(round=r.refresh(), viewer=b)
+    [mine] = seen["spots"]
+    assert mine["seat"] == 2 and mine["mine"] and mine["decision"] is None  # seat 1 plays first
+    assert seen["cards"]["seats"] == {"2": ["5c", "5d"]}  # seat 1 holds 9h 7d: not shown to seat 2
+    assert seen["seats_taken"] == [1, 2] and seen["cards"]["dealer"] == ["6s"]
+    staff = selectors.round_view(round=r.round, viewer=operator, staff=True)
+    assert {spot["seat"] for spot in staff["spots"]} == {1, 2} and set(staff["cards"]["seats"]) == {"1", "2"}
