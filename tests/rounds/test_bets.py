@@ -159,21 +159,47 @@ def test_repeat_places_the_last_rounds_opening_bets_again_with_every_check(play,
         services.bets_repeat(round_id=second.id, player=a, idempotency_key=new_key())
 
 
-def test_double_all_doubles_every_bet_or_nothing(play, classic_table, funded):
-    player = funded(cash=10_000_00)
-    r = play(classic_table)
-    r.bet(player, {"main": 1000, "perfect_pairs": 500}, seat=1)
-    r.bet(player, {"main": 200_000}, seat=2)
-    services.bets_double(round_id=r.id, player=player, idempotency_key=new_key())
+def _stakes(player):
     totals = {}
-    for bet in RoundBet.objects.all():
+    for bet in RoundBet.objects.filter(spot__player=player):
         key = (bet.spot.seat, bet.kind)
         totals[key] = totals.get(key, 0) + bet.amount
-    assert totals == {(1, "main"): 2000, (1, "perfect_pairs"): 1000, (2, "main"): 400_000}
-    before = (RoundBet.objects.count(), cash(player))
-    with pytest.raises(errors.BetLimitError, match="8,000.00 EUR is not"):
+    return totals
+
+
+def test_double_all_doubles_every_bet_each_up_to_its_maximum(play, classic_table, funded):
+    # Limits: main 1.00-5,000.00 EUR, perfect pairs 1.00-250.00 EUR (the defaults).
+    player = funded(cash=10_000_00)
+    r = play(classic_table)
+    r.bet(player, {"main": 1000, "perfect_pairs": 15_000}, seat=1)
+    r.bet(player, {"main": 200_000}, seat=2)
+    services.bets_double(round_id=r.id, player=player, idempotency_key=new_key())
+    assert _stakes(player) == {(1, "main"): 2000, (1, "perfect_pairs"): 25_000, (2, "main"): 400_000}
+    services.bets_double(round_id=r.id, player=player, idempotency_key=new_key())
+    assert _stakes(player) == {(1, "main"): 4000, (1, "perfect_pairs"): 25_000, (2, "main"): 500_000}
+    assert cash(player) == 10_000_00 - 529_000
+
+
+def test_double_with_every_bet_at_its_maximum_is_refused_and_writes_nothing(play, classic_table, funded):
+    player = funded(cash=10_000_00)
+    r = play(classic_table)
+    r.bet(player, {"main": 500_000}, seat=1)
+    before = (RoundBet.objects.count(), LedgerTransaction.objects.count(), cash(player))
+    with pytest.raises(errors.BetLimitError, match="already at the table's maximum"):
         services.bets_double(round_id=r.id, player=player, idempotency_key=new_key())
-    assert (RoundBet.objects.count(), cash(player)) == before == (6, 10_000_00 - 403_000)
+    assert (RoundBet.objects.count(), LedgerTransaction.objects.count(), cash(player)) == before
+
+
+def test_double_the_balance_cannot_cover_is_refused_whole(play, classic_table, funded):
+    # 3,000 + 1,500 placed from 6,000: doubling needs 4,500 more but 1,500 is left; no single bet is doubled.
+    player = funded(cash=6000)
+    r = play(classic_table)
+    r.bet(player, {"main": 3000}, seat=1)
+    r.bet(player, {"main": 1500}, seat=2)
+    before = (RoundBet.objects.count(), LedgerTransaction.objects.count(), cash(player))
+    with pytest.raises(wallet_errors.InsufficientFunds, match="doubling your bets needs 45.00 EUR in cash"):
+        services.bets_double(round_id=r.id, player=player, idempotency_key=new_key())
+    assert (RoundBet.objects.count(), LedgerTransaction.objects.count(), cash(player)) == before == (2, 3, 1500)
 
 
 def test_deal_now_closes_betting_when_every_seated_player_confirmed(play, classic_table, seated_table, funded):
