@@ -310,12 +310,20 @@ def _places(round: Round, player, placements: list[dict], key: str, now: datetim
 
 
 def player_disconnect(*, round_id: int, player, now: datetime | None = None) -> dict[str, Any]:
-    """The player left. Betting open: their bets are void and refunded. Later: they stand, timeouts decide."""
+    """The player left; the table's `disconnect_policy` (rules.md, Disconnection) says what happens to the bets.
+
+    `void_while_betting` and `non_live`: while betting is open the bets are void and refunded (a later
+    reconnection brings nothing back). `bets_stand`: every bet stays, betting time included. After betting
+    closes the bets stand under every policy and the timeout rule plays the absent player's hands.
+    Not yet built: the non-live continuation of rules.md (a `non_live` table plays the hands on in the live
+    round with the timeout rule, as `bets_stand` does).
+    """
     now = _now(now)
     with transaction.atomic(durable=True):
         round = round_lock(round_id, shared=True)
+        policy = selectors.round_rules(round).disconnect_policy
         spots = list(spots_lock(round=round, player=player))
-        if round.state == RoundState.BETTING_OPEN:
+        if round.state == RoundState.BETTING_OPEN and policy != "bets_stand":
             _spots_void(round, spots, reason="player disconnected while betting was open", now=now,
                         actor_kind=ActorKind.SYSTEM)
             refunded = True
@@ -324,8 +332,9 @@ def player_disconnect(*, round_id: int, player, now: datetime | None = None) -> 
                 disconnected_at=now)
             refunded = False
         event_add(round, "disconnected", actor_kind=ActorKind.SYSTEM, at=now,
-                  payload={"player": player.pk, "spots": [s.pk for s in spots], "refunded": refunded})
-    return {"spots": [s.pk for s in spots], "refunded": refunded}
+                  payload={"player": player.pk, "spots": [s.pk for s in spots], "refunded": refunded,
+                           "policy": policy, "state": round.state})
+    return {"spots": [s.pk for s in spots], "refunded": refunded, "policy": policy}
 
 
 def betting_confirm(*, round_id: int, player, now: datetime | None = None) -> dict[str, Any]:

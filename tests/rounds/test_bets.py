@@ -231,12 +231,14 @@ def test_bets_after_the_close_or_the_timer_are_refused(play, free_bet_table, fun
     nothing_written(player)
 
 
-def test_a_player_disconnected_while_betting_is_refunded_and_their_bet_behinds_follow(play, seated_table, funded):
+def test_a_player_disconnected_while_betting_is_refunded_and_their_bet_behinds_follow(play, classic_table, funded):
+    # classic: non_live by default, which voids what was placed while betting is open (as void_while_betting).
     seat_player, behind = funded(), funded()
-    r = play(seated_table)
+    r = play(classic_table)
     r.bet(seat_player, {"main": 1000, "21+3": 100}, seat=3)
     r.bet(behind, {"main": 1000}, seat=3, behind=True)
-    assert services.player_disconnect(round_id=r.id, player=seat_player)["refunded"] is True
+    assert services.player_disconnect(round_id=r.id, player=seat_player) == {
+        "spots": [Spot.objects.get(player=seat_player).pk], "refunded": True, "policy": "non_live"}
     assert cash(seat_player) == 1_000_00
     r.close()  # seat 3 has no bet any more: the Bet Behind is refunded at once
     assert cash(behind) == 1_000_00
@@ -255,3 +257,50 @@ def test_after_the_close_a_disconnected_players_bets_stand(play, free_bet_table,
     spot = Spot.objects.get()
     assert spot.voided_at is None and spot.disconnected_at is not None
     assert cash(player) == 1_000_00 - 1000
+
+
+def test_at_a_seated_free_bet_table_every_bet_stands_when_the_player_disconnects_while_betting(
+    play, seated_table, funded
+):
+    seat_player, behind = funded(), funded()
+    r = play(seated_table)
+    r.bet(seat_player, {"main": 1000, "21+3": 100}, seat=3)
+    r.bet(behind, {"main": 1000}, seat=3, behind=True)
+    assert services.player_disconnect(round_id=r.id, player=seat_player)["refunded"] is False
+    r.close()
+    assert (cash(seat_player), cash(behind)) == (1_000_00 - 1100, 1_000_00 - 1000)
+    assert Spot.objects.filter(voided_at__isnull=True).count() == 2
+    assert Spot.objects.get(player=seat_player).disconnected_at is not None
+    assert r.refresh().state == RoundState.BETTING_CLOSED  # the seat is dealt as if the player were there
+
+
+@pytest.mark.parametrize(("profile", "policy", "refunded"), [
+    ("free_bet", None, True),
+    ("free_bet", "bets_stand", False),
+    ("classic", "void_while_betting", True),
+    ("free_bet_seated", "non_live", True),
+])
+def test_the_tables_disconnection_policy_decides_while_betting_is_open(play, funded, profile, policy, refunded):
+    from tests.rounds.factories import RoundTableFactory
+
+    player = funded()
+    options = {"disconnect_policy": policy} if policy else {}
+    r = play(RoundTableFactory(profile=profile, code="DC01", **options))
+    r.bet(player, {"main": 1000}, **({} if profile == "free_bet" else {"seat": 1}))
+    result = services.player_disconnect(round_id=r.id, player=player)
+    assert result["refunded"] is refunded and result["policy"] == (policy or "void_while_betting")
+    assert cash(player) == 1_000_00 - (0 if refunded else 1000)
+    # Coming back changes nothing: refunded bets stay refunded, standing bets stay held.
+    services.player_disconnect(round_id=r.id, player=player)
+    assert cash(player) == 1_000_00 - (0 if refunded else 1000)
+    assert RoundBet.objects.count() == 1
+
+
+def test_a_table_refuses_an_unknown_disconnection_policy(roles):
+    from tables.errors import TableConfigError
+    from tests.rounds.factories import RoundTableFactory
+
+    with pytest.raises(TableConfigError, match="Disconnection policy must be one of"):
+        RoundTableFactory(profile="classic", code="DC02", disconnect_policy="vanish")
+    with pytest.raises(TableConfigError, match="non-live deadline"):
+        RoundTableFactory(profile="classic", code="DC03", non_live_deadline=5)
