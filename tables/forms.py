@@ -15,6 +15,7 @@ from tables.models import (
     CLASSIC_DEALINGS,
     MAX_SEATS,
     BetType,
+    DisconnectPolicy,
     Profile,
     SideBet,
     Table,
@@ -82,6 +83,10 @@ class TableSettingsForm(forms.Form):
     double_after_split = forms.BooleanField(label="Double after split", required=False)
     timeout_rule = forms.ChoiceField(label="When a player does not decide in time", choices=TimeoutRule.choices)
     new_shoe_burn = forms.BooleanField(label="Burn cards at a new shoe", required=False)
+    disconnect_policy = forms.ChoiceField(label="When a player disconnects", choices=DisconnectPolicy.choices)
+    non_live_deadline = WholeNumberField(
+        label="Seconds a non-live continuation waits for the player", min_value=60, max_value=30 * 24 * 3600
+    )
     seats = WholeNumberField(label="Seats", min_value=1, max_value=MAX_SEATS)
     bet_behind = forms.BooleanField(label="Bet Behind", required=False)
     multi_seat = forms.BooleanField(label="Multi Seat", required=False)
@@ -99,7 +104,7 @@ class TableSettingsForm(forms.Form):
 
     GROUPS = (
         ("Rules", ("dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule",
-                   "new_shoe_burn")),
+                   "new_shoe_burn", "disconnect_policy", "non_live_deadline")),
         ("Seats and features", ("seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips")),
         ("Timers and currencies", ("betting_seconds", "decision_seconds", "currencies")),
     )

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.cache import cache
 
-from rounds.engine.errors import RoundError
+from rounds.engine.errors import EngineError
 from rounds.engine.rtp import side_bets as side_bet_math
 from rounds.engine.rtp.exact import exact_main_game
 from rounds.engine.rtp.main_game import main_game_ev
@@ -31,14 +31,14 @@ ANALYSIS_ONLY_FLAGS = ("blackjack_pays",)
 
 
 def configuration_rules(*, profile: str, flags: dict[str, Any]) -> tuple[Rules, RtpRules]:
-    """A profile plus flags, as the engine's Rules and the analysis's RtpRules; RoundError on a bad flag."""
+    """A profile plus flags, as the engine's Rules and the analysis's RtpRules; EngineError on a bad flag."""
     flags = dict(flags)
     pays = flags.pop("blackjack_pays", "3:2")
     if pays not in BLACKJACK_PAYS:
-        raise RoundError(f"flag blackjack_pays must be one of {', '.join(BLACKJACK_PAYS)}, not {pays!r}")
+        raise EngineError(f"flag blackjack_pays must be one of {', '.join(BLACKJACK_PAYS)}, not {pays!r}")
     rules = rules_for(profile, flags)
     if not 1 <= rules.decks <= 8:
-        raise RoundError(f"the analysis covers 1 to 8 decks, not {rules.decks}")
+        raise EngineError(f"the analysis covers 1 to 8 decks, not {rules.decks}")
     return rules, replace(rtp_rules_from_engine(rules), blackjack_pays=BLACKJACK_PAYS[pays])
 
 

@@ -149,6 +149,8 @@ def document_rules(document: Mapping[str, Any]) -> Rules:
         "double_after_split": document["double_after_split"],
         "timeout": document["timeout_rule"],
         "new_shoe_burn": document["new_shoe_burn"],
+        "disconnect_policy": document["disconnect_policy"],
+        "non_live_deadline": document["non_live_deadline"],
         "max_seats": document["seats"],
         "bet_behind": document["bet_behind"],
         "multi_seat": document["multi_seat"],

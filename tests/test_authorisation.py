@@ -72,7 +72,7 @@ def world(personas, play, classic_table, funded, operator) -> World:
     r.bet(pat, {"main": 1000}, seat=1)
     r.bet(mate, {"main": 3000}, seat=2)
     r.close()
-    r.cards("Th", "Kd", "Ts", "6c", "9c")
+    r.cards("Th", "Ts", "9c", "Kd", "6c")
     r.decide(pat, "stand", seat=1)
     r.decide(mate, "stand", seat=2)
     r.cards("Ts")

@@ -139,10 +139,12 @@ class ConfirmApi(APIView):
 class LeaveApi(APIView):
     permission_classes = [PLAYER]
 
-    @extend_schema(summary="I disconnect: while betting is open my bets are refunded, later they stand",
+    @extend_schema(summary="I disconnect: the table's disconnection policy says whether my bets are refunded",
                    request=None, responses={200: inline_serializer("Left", {
                        "spots": serializers.ListField(child=serializers.IntegerField()),
-                       "refunded": serializers.BooleanField()}), **ERRORS})
+                       "refunded": serializers.BooleanField(),
+                       "policy": serializers.ChoiceField(choices=["void_while_betting", "bets_stand", "non_live"])}),
+                       **ERRORS})
     @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)

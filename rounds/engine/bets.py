@@ -5,6 +5,8 @@ Decisions the rules contract left open (docs/rules.md writes them down):
   paid double or split after insurance must be covered by what remains; insurance the balance cannot cover
   is an invalid record.
 - A stake of 0 means "not staked". A position with no main bet can hold no side bet, insurance or decision.
+- No stake may exceed `MAX_STAKE`, the largest single stake the live tables accept (the bet API refuses more),
+  so a script cannot settle a round no table could have dealt.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from .errors import EngineError
 from .play import ACTIONS
 from .rules import Rules
 from .sidebets import SIDE_BETS
+
+MAX_STAKE = 10**12
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,15 +63,16 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-# The largest single amount the wallet accepts (wallet.services.MAX_AMOUNT; the engine imports no Django app).
-MAX_STAKE = 10**12
-
-
-def _check_stake(name: str, value: Any, *, capped: bool = True) -> None:
+def _check_stake(name: str, value: Any, *, ceiling: int | None = MAX_STAKE) -> None:
     if not _is_int(value) or value < 0:
-        raise EngineError(f"{name} must be a whole number of minor units, not {value!r}")
-    if capped and value > MAX_STAKE:
-        raise EngineError(f"{name} {value} is above the largest amount the system accepts ({MAX_STAKE})")
+        raise EngineError(f"{name} must be a whole number of minor units, not {_short(value)}")
+    if ceiling is not None and value > ceiling:
+        raise EngineError(f"{name} {_short(value)} is above the largest stake the tables accept ({ceiling})")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def check_entry(rules: Rules, entry: PlayerEntry, dealer_up: Card) -> None:
@@ -102,13 +107,12 @@ def _check_bets(rules: Rules, entry: PlayerEntry) -> None:
         if stake and not entry.unit:
             raise EngineError(f"side bet {name} needs a main bet on the same position")
     if entry.balance is not None:
-        # Not capped: a balance is funds, and a live round's covers up to three paid actions of a main bet.
-        _check_stake("balance", entry.balance, capped=False)
+        _check_stake("balance", entry.balance, ceiling=None)
 
 
 def _check_insurance(rules: Rules, entry: PlayerEntry, dealer_up: Card) -> None:
     if not isinstance(entry.insurance, bool):
-        raise EngineError(f"insurance must be true or false, not {entry.insurance!r}")
+        raise EngineError(f"insurance must be true or false, not {_short(entry.insurance)}")
     if not entry.insurance:
         return
     if entry.behind:
@@ -126,8 +130,8 @@ def _check_insurance(rules: Rules, entry: PlayerEntry, dealer_up: Card) -> None:
 
 def _check_log(rules: Rules, entry: PlayerEntry) -> None:
     for action in entry.actions:
-        if action not in ACTIONS:
-            raise EngineError(f"unknown action {action!r}")
+        if not isinstance(action, str) or action not in ACTIONS:
+            raise EngineError(f"unknown action {_short(action)}")
     if entry.behind:
         if not rules.bet_behind:
             raise EngineError(f"Bet Behind is not offered by {rules.name}")

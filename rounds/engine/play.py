@@ -6,14 +6,17 @@ of (first cards, decision log, stakes, balance, stream). The live server rebuild
 ask what is legal next (`player_turn`); settlement replays whole logs (`play_log`).
 
 A request for a card is: a hit, the double card, the second card of split hand 1, its hits, then the second
-card of split hand 2 and its hits (split hand 1 is played to the end first).
+card of split hand 2 and its hits (split hand 1 is played to the end first). Seated Free Bet deals the other way
+(`Rules.split_seconds_first`): the second card of hand 1, the second card of hand 2, then hand 1's hits, then
+hand 2's hits.
 
 Decisions the rules contract left open (docs/rules.md writes them down):
 - Unfunded paid split: docs/rules.md says HIT below 11 and STAND above 11. A pair never totals exactly 11 (A-A is
   soft 12), so the gap cannot occur; the code treats 11 as HIT, like the timeout rule ("11 or less").
 - A paid double or split costs the position's main bet (a Golden Chip position pays it in cash).
 - A Bet Behind that follows a seat's split with only hand 1 plays that hand as a split hand (A+10 is 21, not
-  blackjack), because its cards are the seat's split hand.
+  blackjack), because its cards are the seat's split hand. Where both second cards come first, it skips the
+  seat's hand 2 card in the stream (that card is on the seat's hand 2, which it does not hold).
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ class PlayerPlay:
         self._follow = follow
         self._follow_at = 0
         self._hand_one_only = False
+        self._skip_hand_two_card = False
 
     # --- state ---------------------------------------------------------------------------------------------
     @property
@@ -104,7 +108,18 @@ class PlayerPlay:
                 hand.cards.append(self._stream[self.used])
                 self.used += 1
                 self._pending = False
+                if self._skip_hand_two_card and len(hand.cards) == 2:
+                    self._skip_hand_two_card = False
+                    self.used += 1
                 continue
+            if self.rules.split_seconds_first:
+                waiting = next((other for other in self.hands if len(other.cards) < 2), None)
+                if waiting is not None:
+                    if self.used >= len(self._stream):
+                        return NEEDS_CARD
+                    waiting.cards.append(self._stream[self.used])
+                    self.used += 1
+                    continue
             if not hand.finished:
                 return DECISION
             if self.current + 1 < len(self.hands) and not self._hand_one_only:
@@ -229,6 +244,7 @@ class PlayerPlay:
         hand.split_aces = aces
         if action == SPLIT_HAND_ONE:
             self._hand_one_only = True
+            self._skip_hand_two_card = self.rules.split_seconds_first
             return
         paid = action == SPLIT
         if paid:

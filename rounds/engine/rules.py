@@ -24,6 +24,9 @@ PROFILES = ("free_bet", "free_bet_seated", "classic")
 # ace_peek: hole card dealt at once, peek only with an ace up (the free bet games).
 DEALINGS = ("ace_peek", "eu", "us_peek_before", "us_peek_after")
 TIMEOUT_RULES = ("hit_11_or_less", "stand")
+# rules.md, Disconnection: what a player's disconnection does to their bets (a per-table setting).
+DISCONNECT_POLICIES = ("void_while_betting", "bets_stand", "non_live")
+NON_LIVE_DEADLINE_RANGE = (60, 30 * 24 * 3600)  # seconds: a minute to thirty days
 SCRIPT_RULE_NAMES = {
     "free_bet": ("free_bet", None),
     "free_bet_seated": ("free_bet_seated", None),
@@ -64,6 +67,8 @@ class Rules:
     multi_seat: bool = False
     deal_now: bool = False
     auto_confirm: bool = False
+    disconnect_policy: str = "non_live"
+    non_live_deadline: int = 24 * 3600  # seconds a non-live continuation waits for the player
     paytables: Paytables = _freeze_paytables(DEFAULT_PAYTABLES)
 
     def __post_init__(self) -> None:
@@ -73,6 +78,11 @@ class Rules:
     def name(self) -> str:
         """The script name of this profile and dealing, e.g. `classic_us_peek_after`."""
         return f"classic_{self.dealing}" if self.profile == "classic" else self.profile
+
+    @property
+    def split_seconds_first(self) -> bool:
+        """After a split both hands get their second card before hand 1 is played (the seated Free Bet text)."""
+        return self.profile == "free_bet_seated" and not self.common_draw
 
     @property
     def has_hole_card(self) -> bool:
@@ -221,6 +231,13 @@ def _check_rules(rules: Rules) -> None:
         raise EngineError(f"flag dealing must be one of {', '.join(DEALINGS)}, not {rules.dealing!r}")
     if rules.timeout not in TIMEOUT_RULES:
         raise EngineError(f"flag timeout must be one of {', '.join(TIMEOUT_RULES)}, not {rules.timeout!r}")
+    if rules.disconnect_policy not in DISCONNECT_POLICIES:
+        raise EngineError(
+            f"flag disconnect_policy must be one of {', '.join(DISCONNECT_POLICIES)}, not {rules.disconnect_policy!r}"
+        )
+    low, high = NON_LIVE_DEADLINE_RANGE
+    if not _is_int(rules.non_live_deadline) or not low <= rules.non_live_deadline <= high:
+        raise EngineError(f"flag non_live_deadline must be {low} to {high} seconds, not {rules.non_live_deadline!r}")
     if rules.charlie is not None and (not _is_int(rules.charlie) or not 3 <= rules.charlie <= 21):
         raise EngineError(f"flag charlie must be a card count from 3 to 21 or null, not {rules.charlie!r}")
     totals = rules.free_double_totals
@@ -246,6 +263,7 @@ PROFILE_DEFAULTS: dict[str, Rules] = {
         timeout="hit_11_or_less",
         bet_behind=False,
         side_bets=("any_pair", "21+3", "hot3"),
+        disconnect_policy="void_while_betting",
     ),
     "free_bet_seated": Rules(
         profile="free_bet_seated",
@@ -261,6 +279,7 @@ PROFILE_DEFAULTS: dict[str, Rules] = {
         timeout="hit_11_or_less",
         bet_behind=True,
         side_bets=("perfect_pairs", "21+3"),
+        disconnect_policy="bets_stand",
     ),
     "classic": Rules(
         profile="classic",
@@ -272,5 +291,6 @@ PROFILE_DEFAULTS: dict[str, Rules] = {
         side_bets=("perfect_pairs", "21+3"),
         golden_chips=True,
         new_shoe_burn=True,
+        disconnect_policy="non_live",
     ),
 }

@@ -49,6 +49,8 @@ def parse_script(data: Any) -> Script:
         raise EngineError("a script must be a JSON object")
     if "id" not in data:
         raise EngineError("the script has no id")
+    if script_label(data) == "(no id)":
+        raise EngineError(f"the script id must be a string or a whole number, not a {type(data['id']).__name__}")
     rules_name = data.get("rules")
     if not isinstance(rules_name, str):
         raise EngineError("the script needs 'rules' naming a profile")

@@ -225,7 +225,6 @@ class _Position:
         self._stakes: dict[tuple[str, int], StakeResult] = {}
 
     def play(self, entry: PlayerEntry, play_key: tuple[Any, ...] | None) -> _Played:
-        check_entry(self.rules, entry, self.up)
         if play_key is not None and (cached := self._plays.get(play_key)) is not None:
             return cached
         try:
@@ -258,7 +257,6 @@ class _Position:
         return _Played(tuple(play.hands), play.used, tuple(play.trace))
 
     def follow(self, entry: PlayerEntry, seat: _Played) -> _Played:
-        check_entry(self.rules, entry, self.up)
         if not seat.has_bet:
             return _Played((), 0, (), refunded=True)
         if not entry.unit or self.peeked:
@@ -334,6 +332,9 @@ def settle_round(
         raise EngineError("the dealer has no card")
     validate_card_counts(player_cards + dealer_cards + stream, rules.decks)
     _check_players(players)
+    for entry in players:
+        # Before the memo keys are built: a wrong-typed stake or log must be refused, not hashed.
+        check_entry(rules, entry, dealer_cards[0])
     position = _Position(rules, player_cards, dealer_cards, stream)
     # Identical players (equal memo keys) are played and settled once; the first of them stands for all.
     keys = [memo_key(entry) if memo and not entry.behind else None for entry in players]

@@ -2,7 +2,8 @@
 
 A Bet Behind is cash only; a side bet on a Bet Behind spot is allowed (the engine settles it like any side bet);
 its limits are the side bet's. Repeat last bets needs an empty spot (no bet yet in this round); double all bets
-doubles every bet type the player has placed so far. Both apply every check of a normal bet, all or nothing.
+doubles every bet type the player has placed so far, each capped at its maximum. Both apply every check of a
+normal bet, all or nothing.
 """
 
 from __future__ import annotations
@@ -250,7 +251,11 @@ def bets_repeat(*, round_id: int, player, idempotency_key: str, now: datetime | 
 
 
 def bets_double(*, round_id: int, player, idempotency_key: str, now: datetime | None = None) -> dict[str, Any]:
-    """Double every bet the player has placed in this round (all or nothing)."""
+    """DOUBLE (2x): double every bet the player has placed in this round, each up to its maximum.
+
+    A bet already at its maximum stays as it is; the double is refused only when no bet can grow or the balance
+    cannot cover the whole increase (then nothing is placed).
+    """
     now = _now(now)
 
     def write():
@@ -262,14 +267,50 @@ def bets_double(*, round_id: int, player, idempotency_key: str, now: datetime | 
             bets: dict[str, int] = defaultdict(int)
             for kind, amount in totals:
                 bets["main" if kind == BetKind.BET_BEHIND else kind] += amount
-            placements.append({"seat": spot.seat, "behind": spot.behind, "currency": spot.currency,
-                               "bets": dict(bets)})
-        if not placements:
+            increase = _double_increase(round.config, behind=spot.behind, currency=spot.currency, bets=bets)
+            if increase:
+                placements.append({"seat": spot.seat, "behind": spot.behind, "currency": spot.currency,
+                                   "bets": increase})
+        if not spots:
             raise BetRefused("You have no bets in this round to double.")
+        if not placements:
+            raise BetLimitError("Every one of your bets is already at the table's maximum: nothing to double.")
+        _double_funds_check(player, placements)
         return _places(round, player, placements, idempotency_key, now, operation="bets_double")
 
     return request_once(user=player, key=idempotency_key, operation="bets_double", round_id=round_id, payload={},
                         write=write)
+
+
+def _double_increase(config: dict[str, Any], *, behind: bool, currency: str, bets: dict[str, int]) -> dict[str, int]:
+    """What doubling adds to each bet of one spot: the bet again, or what is left below its maximum."""
+    increase = {}
+    for name, amount in bets.items():
+        bet_type = "main" if name == "golden_chip" else (BetKind.BET_BEHIND if behind and name == "main" else name)
+        limit = config["limits"].get(bet_type, {}).get(currency)
+        room = amount if limit is None else min(amount, limit["max"] - amount)
+        if name in ("main", "golden_chip"):
+            room -= room % 2  # a main bet stays an even number of minor units
+        if room > 0:
+            increase[name] = room
+    return increase
+
+
+def _double_funds_check(player, placements: list[dict]) -> None:
+    """The balance must cover the increase of every bet at once (the Free Bet text's DOUBLE (2x))."""
+    needed: dict[tuple[str, str], int] = defaultdict(int)
+    for placement in placements:
+        for name, amount in placement["bets"].items():
+            needed[(placement["currency"], name == "golden_chip")] += amount
+    for (currency, golden), amount in needed.items():
+        kind = AccountKind.PLAYER_GOLDEN_CHIPS if golden else AccountKind.PLAYER_CASH
+        held = player_balance(player=player, currency=currency, kind=kind)
+        if held < amount:
+            what = "Golden Chips" if golden else "cash"
+            raise InsufficientFunds(
+                f"Insufficient funds: doubling your bets needs {_money(amount, currency)} in {what}, "
+                f"you hold {_money(held, currency)}."
+            )
 
 
 def _places(round: Round, player, placements: list[dict], key: str, now: datetime, *,
@@ -284,12 +325,20 @@ def _places(round: Round, player, placements: list[dict], key: str, now: datetim
 
 
 def player_disconnect(*, round_id: int, player, now: datetime | None = None) -> dict[str, Any]:
-    """The player left. Betting open: their bets are void and refunded. Later: they stand, timeouts decide."""
+    """The player left; the table's `disconnect_policy` (rules.md, Disconnection) says what happens to the bets.
+
+    `void_while_betting` and `non_live`: while betting is open the bets are void and refunded (a later
+    reconnection brings nothing back). `bets_stand`: every bet stays, betting time included. After betting
+    closes the bets stand under every policy and the timeout rule plays the absent player's hands.
+    Not yet built: the non-live continuation of rules.md (a `non_live` table plays the hands on in the live
+    round with the timeout rule, as `bets_stand` does).
+    """
     now = _now(now)
     with transaction.atomic(durable=True):
         round = round_lock(round_id, shared=True)
+        policy = selectors.round_rules(round).disconnect_policy
         spots = list(spots_lock(round=round, player=player))
-        if round.state == RoundState.BETTING_OPEN:
+        if round.state == RoundState.BETTING_OPEN and policy != "bets_stand":
             _spots_void(round, spots, reason="player disconnected while betting was open", now=now,
                         actor_kind=ActorKind.SYSTEM)
             refunded = True
@@ -298,8 +347,9 @@ def player_disconnect(*, round_id: int, player, now: datetime | None = None) -> 
                 disconnected_at=now)
             refunded = False
         event_add(round, "disconnected", actor_kind=ActorKind.SYSTEM, at=now,
-                  payload={"player": player.pk, "spots": [s.pk for s in spots], "refunded": refunded})
-    return {"spots": [s.pk for s in spots], "refunded": refunded}
+                  payload={"player": player.pk, "spots": [s.pk for s in spots], "refunded": refunded,
+                           "policy": policy, "state": round.state})
+    return {"spots": [s.pk for s in spots], "refunded": refunded, "policy": policy}
 
 
 def betting_confirm(*, round_id: int, player, now: datetime | None = None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from accounts.permissions import require_permission
 from casino.checks import whole_number
-from rounds.engine.rules import PROFILE_DEFAULTS
+from rounds.engine.rules import NON_LIVE_DEADLINE_RANGE, PROFILE_DEFAULTS
 from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from tables import rtp
 from tables.currencies import CURRENCIES, currency_get
@@ -21,6 +21,7 @@ from tables.models import (
     SETTING_FIELDS,
     BetType,
     Dealing,
+    DisconnectPolicy,
     Profile,
     SideBet,
     Table,
@@ -74,6 +75,8 @@ def profile_defaults(profile: str) -> dict[str, Any]:
         "double_after_split": rules.double_after_split,
         "timeout_rule": rules.timeout,
         "new_shoe_burn": rules.new_shoe_burn,
+        "disconnect_policy": rules.disconnect_policy,
+        "non_live_deadline": rules.non_live_deadline,
         "seats": None if rules.common_draw else (rules.max_seats or MAX_SEATS),
         "bet_behind": rules.bet_behind,
         "multi_seat": rules.multi_seat,
@@ -160,6 +163,13 @@ def table_settings_validate(*, profile: str, values: Mapping[str, Any]) -> dict[
             f"Timeout rule must be one of {', '.join(TimeoutRule.values)}, not {values['timeout_rule']!r}",
             field="timeout_rule",
         )
+    if values["disconnect_policy"] not in DisconnectPolicy.values:
+        raise TableConfigError(
+            f"Disconnection policy must be one of {', '.join(DisconnectPolicy.values)}, "
+            f"not {values['disconnect_policy']!r}",
+            field="disconnect_policy",
+        )
+    _int_in(values, "non_live_deadline", "The non-live deadline (seconds)", *NON_LIVE_DEADLINE_RANGE)
     if profile == Profile.FREE_BET:
         if values["seats"] is not None:
             raise TableConfigError("A free_bet table is a common draw with unlimited players: no seats", field="seats")

@@ -73,7 +73,7 @@ def test_a_hole_card_stays_face_down_for_the_player_while_the_round_is_played(cl
     r = play(table)
     r.bet(player, {"main": 1000}, seat=1)
     r.close()
-    r.cards("8h", "8d", "9c", "5s")  # seat 1 twice, dealer up, hole
+    r.cards("8h", "9c", "8d", "5s")  # seat 1, dealer up, seat 1, hole
     page = client_for(player).get(reverse("player_game", args=[r.round.game_number])).content.decode()
     assert 'aria-label="9 of clubs"' in page and 'aria-label="5 of spades"' not in page
     assert 'aria-label="face-down card"' in page

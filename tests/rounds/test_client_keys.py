@@ -27,7 +27,7 @@ def test_a_deposit_with_a_rounds_settle_key_does_not_stop_it_settling(client_for
     r = play(classic_table)
     r.bet(victim, {"main": 1000}, seat=1)
     r.close()
-    r.cards("Th", "Kd", "6c")
+    r.cards("Th", "6c", "Kd")
     r.decide(victim, "stand", seat=1)
     r.cards("Ts", "9s")
     r.complete()

@@ -11,7 +11,7 @@ def settled(play, classic_table, funded):
     r = play(classic_table)
     r.bet(player, {"main": 1000}, seat=1)
     r.close()
-    r.cards("Th", "Kd", "6c")
+    r.cards("Th", "6c", "Kd")
     r.decide(player, "stand", seat=1)
     r.cards("Ts", "9s")
     r.complete()

@@ -33,7 +33,8 @@ def admin_post(client, table: Table, state: str, reason: str = "studio lighting 
             "charlie_cards": "" if table.charlie_cards is None else str(table.charlie_cards),
             "timeout_rule": table.timeout_rule, "seats": "" if table.seats is None else str(table.seats),
             "betting_seconds": str(table.betting_seconds), "decision_seconds": str(table.decision_seconds),
-            "currencies": json.dumps(list(table.currencies))}
+            "currencies": json.dumps(list(table.currencies)), "disconnect_policy": table.disconnect_policy,
+            "non_live_deadline": str(table.non_live_deadline)}
     data.update({name: "on" for name in BOOLEANS if getattr(table, name)})
     return client.post(reverse("admin:tables_table_change", args=[table.pk]), data, **extra)
 

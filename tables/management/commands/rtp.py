@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from rounds.engine.errors import RoundError
+from rounds.engine.errors import EngineError
 from rounds.engine.rules import SCRIPT_RULE_NAMES
 from tables import rtp, rtp_exact, selectors, services
 from tables.models import SideBet, Table
@@ -42,7 +42,7 @@ class Command(BaseCommand):
         overrides = dict(_flag(text) for text in flags)
         try:
             engine_rules, rtp_rules = rtp_exact.configuration_rules(profile=profile, flags=overrides)
-        except RoundError as error:
+        except EngineError as error:
             raise CommandError(str(error)) from None
         figures = rtp_exact.configuration_figures(rules=engine_rules, rtp_rules=rtp_rules)
         if as_json:
