@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -165,7 +166,7 @@ class _Decisions:
 class _Pass:
     """One backward pass over an up card's states; ``mode`` is "cd", "td" (with weights) or "fixed"."""
 
-    def __init__(self, up: _UpCard, mode: str, weights=None, tables=None) -> None:
+    def __init__(self, up: _UpCard, mode: str, weights: Any = None, tables: Any = None) -> None:
         self.u, self.mode, self.weights, self.tables = up, mode, weights, tables
         states = up.total.shape[0]
         self.value = {s: np.zeros(states) for s in (REAL, FREE)}
@@ -397,7 +398,7 @@ def _weights(up: _UpCard, decisions: _Decisions) -> dict[Stake, np.ndarray]:
     return weights
 
 
-def _solve(rules: RtpRules, tables) -> ExactMainGame:
+def _solve(rules: RtpRules, tables: Any) -> ExactMainGame:
     started = time.perf_counter()
     shoe = fresh_shoe_counts(rules.decks)
     results = {}

@@ -38,7 +38,7 @@ def _outcome_slot(total: int, cards: int) -> int:
     return D22 if total == 22 else DBUST
 
 
-def _enumerate_draws(found: dict, counts: list[int], hard: int, aces: int, cards: int) -> None:
+def _enumerate_draws(found: dict[tuple[int, ...], list[int]], counts: list[int], hard: int, aces: int, cards: int) -> None:
     """Every order of draws the dealer makes, collected by multiset: {counts: [outcome slot, orders]}."""
     total = best_total(hard, aces)
     if cards >= 2 and total >= 17:
