@@ -165,7 +165,7 @@ PAGES = {
 }
 
 # The admin site: staff only. Tables: staff read them there, operators add them. Rounds: staff read, nobody adds.
-# Users, the ledger and player records: only a superuser (support and operators use the back office pages).
+# Users: only a superuser. The ledger and player records: staff read them there, nobody changes them.
 NOBODY = expect(player=LOGIN, other=LOGIN)
 READ = expect(player=LOGIN, other=LOGIN, support=OK, operator=OK)
 CONFIGURE = expect(player=LOGIN, other=LOGIN, operator=OK)
@@ -174,12 +174,13 @@ ADMIN_MODELS = {  # model -> (its list, its add form)
     "tables.table": (READ, CONFIGURE), "tables.betlimit": (READ, CONFIGURE),
     "tables.tablepaytable": (READ, NOBODY), "tables.tablechange": (READ, NOBODY),
     "tables.tablertprun": (READ, NOBODY),
-    "wallet.account": (NOBODY, NOBODY), "wallet.ledgertransaction": (NOBODY, NOBODY),
-    "wallet.entry": (NOBODY, NOBODY), "wallet.bet": (NOBODY, NOBODY), "wallet.betresolution": (NOBODY, NOBODY),
+    # the ledger and the players' records: staff read them (read-only admins), nobody adds
+    "wallet.account": (READ, NOBODY), "wallet.ledgertransaction": (READ, NOBODY),
+    "wallet.entry": (READ, NOBODY), "wallet.bet": (READ, NOBODY), "wallet.betresolution": (READ, NOBODY),
     "rounds.round": (READ, NOBODY), "rounds.shoe": (READ, NOBODY), "rounds.spot": (READ, NOBODY),
     "rounds.roundbet": (READ, NOBODY), "rounds.decision": (READ, NOBODY),
-    "players.playerprofile": (NOBODY, NOBODY), "players.playernote": (NOBODY, NOBODY),
-    "players.tablepresence": (NOBODY, NOBODY),
+    "players.playerprofile": (READ, NOBODY), "players.playernote": (READ, NOBODY),
+    "players.tablepresence": (READ, NOBODY),
     # sign-in lockouts and second-factor devices: a superuser's only (a lost device is reset by a command)
     "axes.accessattempt": (NOBODY, NOBODY), "axes.accesslog": (NOBODY, NOBODY),
     "axes.accessfailurelog": (NOBODY, NOBODY),

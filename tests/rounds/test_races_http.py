@@ -1,7 +1,6 @@
 """The races over HTTP: concurrent bets through the live server keep the table maximum, and a bet that cannot
 get its locks in time is a JSON 409 that changed nothing, never a 500."""
 
-import base64
 import json
 import threading
 import urllib.error
@@ -17,11 +16,16 @@ from tests.rounds.test_api import API, post
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def http_post(url: str, user, body: dict) -> tuple[int, dict]:
-    # The game client authenticates each request (HTTP Basic); the factories' password is "pw-" + username.
-    token = base64.b64encode(f"{user.username}:pw-{user.username}".encode()).decode()
+def api_key(user) -> str:
+    from accounts.services import api_token_create
+
+    return api_token_create(user=user, name="race client")[1]
+
+
+def http_post(url: str, key: str, body: dict) -> tuple[int, dict]:
+    # The game client authenticates each request with its API key (accounts.tokens), as a real one does.
     request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers={
-        "Content-Type": "application/json", "Authorization": f"Basic {token}"})
+        "Content-Type": "application/json", "Authorization": f"Token {key}"})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - the test's own server
             return response.status, json.loads(response.read())
@@ -36,14 +40,15 @@ def test_concurrent_main_bets_over_http_cannot_pass_the_table_maximum(live_serve
     round = Round.objects.get(game_number=opened["game_number"])
     main = round.config["limits"]["main"]["EUR"]
     url = f"{live_server.url}{API}{round.game_number}/bets/"
-    assert http_post(url, player, {"currency": "EUR", "bets": {"main": main["min"]}})[0] == 201
+    key = api_key(player)
+    assert http_post(url, key, {"currency": "EUR", "bets": {"main": main["min"]}})[0] == 201
     stake = main["max"] * 6 // 10 // 2 * 2
     barrier = threading.Barrier(4)
     answers = []
 
     def bet():
         barrier.wait()
-        answers.append(http_post(url, player, {"currency": "EUR", "bets": {"main": stake}}))
+        answers.append(http_post(url, key, {"currency": "EUR", "bets": {"main": stake}}))
 
     threads = [threading.Thread(target=bet) for _ in range(4)]
     for thread in threads:
