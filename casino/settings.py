@@ -291,6 +291,9 @@ LOGGING = {
 # of workers or broker never leaves thousands of sweeps queued. Beat and workers need clocks in step (NTP): the
 # expiry is a time of day.
 CELERY_BEAT_SCHEDULE = {
+    # Non-live continuations past their table's non_live_deadline are completed with the timeout rule.
+    "rounds-continuations": {"task": "rounds.tasks.continuations_sweep", "schedule": 60.0,
+                             "options": {"expires": 30.0}},
     # Betting, insurance and decision timers (seconds long) are applied within a second of running out.
     "rounds-timers": {"task": "rounds.tasks.rounds_timers_sweep", "schedule": 1.0, "options": {"expires": 5.0}},
     # Rounds a dead worker (or a lost broker) left settling or unrefunded are queued again; rounds at closed

@@ -378,3 +378,40 @@ class RoundRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.operation} {self.key} by {self.user_id}"
+
+
+class Continuation(models.Model):
+    """A position that left the live round (rules.md, Disconnection: `non_live`): the player finishes it alone.
+
+    `first`, `stream` and `dealer` hold the cards carried over at the disconnection followed by the ones the
+    server drew from `shoe` (an 8-deck shoe shuffled by a CSPRNG, less every card of the round dealt before the
+    disconnection); `actions` is the decision log (the live decisions taken before the disconnection first) and
+    `funded` the outcome of each paid double or split in it. Each drawn card and decision is also an audit event.
+    """
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="continuations")
+    spot = models.OneToOneField(Spot, on_delete=models.PROTECT, related_name="continuation")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    started_at = models.DateTimeField(default=timezone.now)
+    deadline = models.DateTimeField()
+    carried = models.JSONField(help_text="the cards on the table at the disconnection")
+    first = models.JSONField(default=list)
+    stream = models.JSONField(default=list)
+    dealer = models.JSONField(default=list)
+    actions = models.JSONField(default=list)
+    live_decisions = models.PositiveSmallIntegerField(default=0)
+    funded = models.JSONField(default=list)
+    insurance = models.BooleanField(default=False)
+    shoe = models.JSONField(default=list)
+    reconnected_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    finished_by = models.CharField(max_length=8, blank=True, help_text="player, or timeout (the deadline)")
+    settled_at = models.DateTimeField(null=True, blank=True)
+    settlement = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["deadline"], name="rounds_continuation_due",
+                                condition=Q(finished_at__isnull=True))]
+
+    def __str__(self) -> str:
+        return f"continuation of spot {self.spot_id} (round {self.round_id})"

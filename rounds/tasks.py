@@ -84,5 +84,10 @@ def rounds_timers_sweep() -> int:
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
+def continuations_sweep() -> int:
+    return len(services.continuations_sweep())
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
 def rounds_recovery_sweep() -> dict:
     return services.rounds_recovery_sweep()

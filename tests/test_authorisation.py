@@ -210,6 +210,9 @@ API = {
     ("POST", ROUND + "leave/"): ("", None, PLAYERS),  # leaving a settled round changes nothing
     ("POST", ROUND + "insurance/"): ("", {}, expect(player=400, other=400)),
     ("POST", ROUND + "decisions/"): ("", {}, expect(player=400, other=400)),
+    ("GET", ROUND + "continuation/"): ("", None, PLAYERS),  # a player's own continuations: none here
+    ("POST", ROUND + "continuation/reconnect/"): ("", None, expect(player=409, other=409)),
+    ("POST", ROUND + "continuation/decisions/"): ("", {}, expect(player=400, other=400)),
     # a seated round has no decision statistics: 400 for whoever may read the round
     ("GET", ROUND + "stats/"): ("", None, expect(player=400, other=404, support=400, operator=400)),
     ("GET", ROUND + "record/"): ("", None, STAFF),

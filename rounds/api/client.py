@@ -179,6 +179,49 @@ class DecisionApi(APIView):
         return Response(DecisionResultSerializer(result).data)
 
 
+class ContinuationApi(APIView):
+    """My non-live continuations in a round: the cards carried over, the cards drawn since, what I may do."""
+
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="My non-live continuations in this round (rules.md, Disconnection)", responses={
+        200: inline_serializer("Continuations", {"continuations": serializers.ListField(
+            child=serializers.DictField())}), **ERRORS})
+    def get(self, request, game_number: str):
+        round = round_or_404(game_number)
+        rows = round.continuations.filter(player=request.user).select_related("spot", "round").order_by("id")
+        return Response({"continuations": [services.continuation_view(row) for row in rows]})
+
+
+class ContinuationReconnectApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="I am back: open my non-live continuations of this round for my decisions (once)",
+                   request=None, responses={200: inline_serializer("Reconnected", {
+                       "continuations": serializers.ListField(child=serializers.IntegerField())}), **ERRORS})
+    @retried_on_contention
+    def post(self, request, game_number: str):
+        round = round_or_404(game_number)
+        return Response(services.continuation_reconnect(round_id=round.pk, player=request.user))
+
+
+class ContinuationDecisionApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="Decide in my non-live continuation: hit, stand, double or split (when legal)",
+                   request=DecisionSerializer, parameters=[IDEMPOTENCY_HEADER], responses={
+                       200: inline_serializer("ContinuationDecision", {
+                           "continuation": serializers.IntegerField(), "action": serializers.CharField(),
+                           "hand": serializers.IntegerField(), "status": serializers.CharField()}), **ERRORS})
+    @retried_on_contention
+    def post(self, request, game_number: str):
+        data = validated(DecisionSerializer, request)
+        round = round_or_404(game_number)
+        return Response(services.continuation_decide(
+            round_id=round.pk, player=request.user, action=data["action"], seat=data["seat"],
+            idempotency_key=idempotency_key(request)))
+
+
 class StatsApi(APIView):
     permission_classes = [WATCHER]
 

@@ -23,6 +23,7 @@ from rounds.locks import SpotRow, round_lock, round_lock_for_bet, spot_ids_lock,
 from rounds.models import ActorKind, BetKind, Round, RoundBet, RoundState, Spot
 from rounds.record import SIDE_KINDS
 from rounds.services._common import _now, _table_playing
+from rounds.services.continuation import CONTINUED_STATES, _continuation_spots_start
 from rounds.services.dealing import _betting_close
 from rounds.services.voids import _spots_void
 from rounds.sql import round_bets_insert
@@ -330,8 +331,8 @@ def player_disconnect(*, round_id: int, player, now: datetime | None = None) -> 
     `void_while_betting` and `non_live`: while betting is open the bets are void and refunded (a later
     reconnection brings nothing back). `bets_stand`: every bet stays, betting time included. After betting
     closes the bets stand under every policy and the timeout rule plays the absent player's hands.
-    Not yet built: the non-live continuation of rules.md (a `non_live` table plays the hands on in the live
-    round with the timeout rule, as `bets_stand` does).
+    `non_live` after betting closes (until the dealer's hand is complete): each of the player's positions
+    also leaves the live round in a non-live continuation (rounds.services.continuation).
     """
     now = _now(now)
     with transaction.atomic(durable=True):
@@ -349,7 +350,11 @@ def player_disconnect(*, round_id: int, player, now: datetime | None = None) -> 
         event_add(round, "disconnected", actor_kind=ActorKind.SYSTEM, at=now,
                   payload={"player": player.pk, "spots": [s.pk for s in spots], "refunded": refunded,
                            "policy": policy, "state": round.state})
-    return {"spots": [s.pk for s in spots], "refunded": refunded, "policy": policy}
+        continuations: list[int] = []
+        if policy == "non_live" and round.state in CONTINUED_STATES and spots:
+            continuations = _continuation_spots_start(round, selectors.round_record_load(round), spots, now=now)
+    return {"spots": [s.pk for s in spots], "refunded": refunded, "policy": policy,
+            "continuations": continuations}
 
 
 def betting_confirm(*, round_id: int, player, now: datetime | None = None) -> dict[str, Any]:

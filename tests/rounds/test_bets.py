@@ -238,7 +238,8 @@ def test_a_player_disconnected_while_betting_is_refunded_and_their_bet_behinds_f
     r.bet(seat_player, {"main": 1000, "21+3": 100}, seat=3)
     r.bet(behind, {"main": 1000}, seat=3, behind=True)
     assert services.player_disconnect(round_id=r.id, player=seat_player) == {
-        "spots": [Spot.objects.get(player=seat_player).pk], "refunded": True, "policy": "non_live"}
+        "spots": [Spot.objects.get(player=seat_player).pk], "refunded": True, "policy": "non_live",
+        "continuations": []}
     assert cash(seat_player) == 1_000_00
     r.close()  # seat 3 has no bet any more: the Bet Behind is refunded at once
     assert cash(behind) == 1_000_00

@@ -102,6 +102,8 @@ FIELDS: dict[str, list[str]] = {
     "api_round_bets_double": [], "api_round_confirm": [], "api_round_leave": [],
     "api_round_insurance": _serializer(rounds_api.InsuranceSerializer),
     "api_round_decisions": _serializer(rounds_api.DecisionSerializer), "api_round_stats": [],
+    "api_round_continuation": [], "api_round_continuation_reconnect": [],
+    "api_round_continuation_decisions": _serializer(rounds_api.DecisionSerializer),
     "api_round_record": [], "api_round_replay": [],
     "api_tables_list": ["state"], "api_table_detail": [],
     "api_wallet_balances": [], "api_wallet_history": ["account", "before", "limit"],
