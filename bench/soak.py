@@ -14,7 +14,7 @@ while betting is open and 2 % of the rounds are voided as malfunctions. Between 
 table's round waiting on the dealer, the soak completes them all and then either stops PostgreSQL with
 `pg_ctl stop -m immediate` while they settle, or freezes the workers and kills Redis with SIGKILL (every queued
 settlement lost), starting it again a few seconds later; it measures the time from the fault's end until every
-one of those rounds is settled. With --races (on by default, off by default for --short), bets race a
+one of those rounds is settled. With --races (on by default, --short included; --no-races turns them off), bets race a
 disconnection and main bets race the table maximum (bench/soak_races.py). Afterwards it verifies, from the
 database and the simulator's own log of the cashier:
 
@@ -423,8 +423,8 @@ def main() -> int:
     parser.add_argument("--database-restarts", type=int, default=4)
     parser.add_argument("--broker-restarts", type=int, default=4)
     parser.add_argument("--outage", type=float, default=3.0, help="seconds the database or broker stays down")
-    parser.add_argument("--races", action=argparse.BooleanOptionalAction, default=None,
-                        help="race bets against disconnections and the table maximum (default: on; off for --short)")
+    parser.add_argument("--races", action=argparse.BooleanOptionalAction, default=True,
+                        help="race bets against disconnections and the table maximum (default: on)")
     parser.add_argument("--race-rounds", type=int, default=None, help="rounds of races (default 40; --short 10)")
     parser.add_argument("--pg-port", type=int, default=55433, help="the soak's own PostgreSQL cluster")
     parser.add_argument("--redis-port", type=int, default=56380, help="the soak's own redis-server")
@@ -436,8 +436,6 @@ def main() -> int:
     if args.short:
         args.players, args.rounds, args.kill_every = 48, 120, (3.0, 8.0)
         args.database_restarts, args.broker_restarts = 1, 1
-    if args.races is None:
-        args.races = not args.short
     if args.race_rounds is None:
         args.race_rounds = 10 if args.short else 40
     for port in (args.pg_port, args.redis_port):
