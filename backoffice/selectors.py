@@ -31,7 +31,9 @@ from rounds.models import (
     RoundEvent,
     RoundState,
     Spot,
+    VoidKind,
 )
+from rounds.reversal import reversal_totals, round_reversal_moves
 from rounds.selectors import round_rules
 from tables.models import Table
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction, TransactionKind
@@ -209,18 +211,41 @@ def round_config_summary(round: Round) -> dict[str, Any]:
 
 
 def round_void_progress(*, round: Round) -> dict[str, Any]:
-    """How far the refunds of a voided round are: bets refunded out of those held."""
+    """How far the money of a voided round has gone back: bets refunded out of those held (a void), or players
+    adjusted out of those in the round (a reversal: the settled bets stay resolved, compensating adjustments
+    move the money, so counting refunded bets would say 0)."""
+    if round.void_kind == VoidKind.REVERSAL:
+        total = Spot.objects.filter(round=round).values("player_id").distinct().count()
+        done_players = (Spot.objects.filter(round=round, player_id__lte=round.refunds_cursor)
+                        .values("player_id").distinct().count())
+        done = round.refunds_done_at is not None
+        moves = round_reversal_moves(round=round)
+        return {"reversal": True, "total": total, "refunded": total if done else done_players, "done": done,
+                "percent": int(100 * done_players / total) if total and not done else 100,
+                "moves": moves[:REVERSAL_PLAYERS_SHOWN], "more_players": max(0, len(moves) - REVERSAL_PLAYERS_SHOWN),
+                "totals": reversal_totals(moves)}
     total = RoundBet.objects.filter(round=round).count()
     refunded = RoundBet.objects.filter(round=round, wallet_bet__resolution__outcome="voided").count()
     return {"total": total, "refunded": refunded, "done": round.refunds_done_at is not None,
             "percent": int(100 * refunded / total) if total else 100}
 
 
+# Players named one by one in a reversal's confirmation and void box; the rest are counted in the totals.
+REVERSAL_PLAYERS_SHOWN = 50
+
+
 def round_void_preview(*, round: Round) -> dict[str, Any]:
-    """What voiding (or reversing) the round would give back, per currency, and to how many players."""
+    """What voiding the round would give back, per currency, and to how many players; for a settled round, what
+    reversing it moves, player by player: who gives money back (a payout taken back), who gets a stake back."""
     stakes = (RoundBet.objects.filter(round=round).values("currency")
               .annotate(total=Sum("amount"), players=Count("spot__player", distinct=True)).order_by("currency"))
-    return {"stakes": list(stakes), "bets": RoundBet.objects.filter(round=round).count()}
+    preview: dict[str, Any] = {"stakes": list(stakes), "bets": RoundBet.objects.filter(round=round).count()}
+    if round.state == RoundState.SETTLED:
+        moves = round_reversal_moves(round=round)
+        preview |= {"moves": moves[:REVERSAL_PLAYERS_SHOWN],
+                    "more_players": max(0, len(moves) - REVERSAL_PLAYERS_SHOWN),
+                    "unchanged": sum(1 for entry in moves if not entry.moves), "totals": reversal_totals(moves)}
+    return preview
 
 
 # --- one player ------------------------------------------------------------------------------------------

@@ -145,7 +145,11 @@ def round_void(request, game_number: str):
     round.refresh_from_db()
     if request.htmx:
         return render(request, "backoffice/_void.html", _void_context(request, round))
-    messages.success(request, f"Round {round.game_number} voided; the stakes are being refunded.")
+    if round.void_kind == "reversal":
+        messages.success(request, f"Round {round.game_number} reversed: every payout taken back and every stake "
+                                  "given back (the void box below lists what each player gave back or got back).")
+    else:
+        messages.success(request, f"Round {round.game_number} voided; the stakes are being refunded.")
     return redirect("backoffice_round", game_number=round.game_number)
 
 

@@ -69,6 +69,12 @@ def card(text: str, hidden: bool = False):
 
 
 @register.filter
+def reversal_sentence(entry, done) -> str:
+    """A rounds.reversal.PlayerReversal in words, before (done False) or after the money moved."""
+    return entry.sentence(done=bool(done))
+
+
+@register.filter
 def get(mapping, key):
     return mapping.get(key) if hasattr(mapping, "get") else None
 

@@ -5,9 +5,8 @@ display) and is converted with Decimal, never float. Each app wraps these errors
 """
 
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 
-from casino.untrusted import MAX_AMOUNT_MINOR, InputError, ascii_digits_check, shown
+from casino.untrusted import MAX_AMOUNT_MINOR, InputError, amount_major_parse, reader_locale, shown
 
 # Far beyond any real amount; refusing earlier keeps "1e999999999" from becoming a billion-digit integer.
 MAX_MAJOR_DIGITS = 16
@@ -79,24 +78,21 @@ def currency_get(code: object) -> Currency:
     return currency
 
 
-def parse_major(text: object, currency: str) -> int:
-    """Read an amount in major units ("12.50", "1,000") into minor units, refusing anything inexact."""
+def parse_major(text: object, currency: str, *, language: str | None = None) -> int:
+    """Read an amount in major units, as the reader writes it ("12.50"; "12,50" in Swedish), into minor units,
+    refusing anything inexact or ambiguous. `language` is the reader's (Django's active one when absent)."""
     exponent = currency_get(currency).exponent
     given = str(text).strip()
-    # Decimal() reads any script's digits ("١٢" is 12) and any length; an amount is short and written 0-9.
     if len(given) > MAX_TEXT_LENGTH:
         raise AmountError(f"{shown(given)} is not an amount")
+    if language is None:
+        from django.utils import translation
+
+        language = translation.get_language()
     try:
-        ascii_digits_check(given, field="amount")
+        amount = amount_major_parse(given, exponent=exponent, locale=reader_locale(language))
     except InputError as error:
         raise AmountError(error.message) from None
-    cleaned = given.replace(",", "").replace(" ", "").replace("_", "")
-    try:
-        amount = Decimal(cleaned)
-    except InvalidOperation:
-        raise AmountError(f"{given!r} is not an amount") from None
-    if not amount.is_finite():
-        raise AmountError(f"{given!r} is not an amount")
     if amount and amount.adjusted() >= MAX_MAJOR_DIGITS:
         raise AmountError(f"{given} {currency} is too large")
     minor = amount.scaleb(exponent)

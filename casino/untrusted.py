@@ -4,11 +4,17 @@ Every door calls it: pages, the API, forms. `str.isdigit()` and `int()` are not 
 isdigit and fails int; "١٢" (Arabic-Indic) passes both; int() of 5,000 digits raises, and a 1,000-digit integer
 reaches PostgreSQL as an out-of-range bigint. So only ASCII digits count, lengths and values are bounded before
 any conversion, and a refusal is an `InputError` whose message can be shown to the person who sent the value.
-Amounts in major units ("12.50") are read by casino.money.parse_major, which checks its text here first.
+Amounts in major units ("12.50", "10,50") are read here by the reader's locale with Babel (amount_major_parse;
+casino.money.parse_major calls it), strictly: "10,50" is 10.50 to a Swedish reader and refused to an English
+one, never 1,050.00, and a text that two conventions would read as two exact amounts is refused, not guessed.
 """
 
 import re
 from datetime import date
+from decimal import Decimal
+
+from babel import Locale, UnknownLocaleError
+from babel.numbers import NumberFormatError, get_decimal_symbol, get_group_symbol, parse_decimal
 
 # The largest value a PostgreSQL bigint (ids, cursors) holds.
 MAX_ID = 2**63 - 1
@@ -98,3 +104,70 @@ def optional_date_parse(value: object, *, field: str, earliest: date = EARLIEST_
     if value is None or value == "":
         return None
     return date_parse(value, field=field, earliest=earliest, latest=latest)
+
+
+_AMOUNT_TEXT_MAX = 40
+# Digits, separators and spaces only, an optional leading minus: no exponent ("1e5"), sign in the middle or NaN.
+_AMOUNT_CHARS = re.compile("-?[0-9][0-9.,\u0020\u00a0\u202f']*", re.ASCII)
+_SPACES = (" ", "\u00a0", "\u202f")
+
+
+def reader_locale(language: str | None) -> Locale:
+    """The Babel locale of a Django language code ("sv", "en-gb"); English when it is unknown or absent."""
+    try:
+        return Locale.parse((language or "en").replace("-", "_"))
+    except (UnknownLocaleError, ValueError, TypeError):
+        return Locale.parse("en")
+
+
+def _exact(amount: Decimal, exponent: int) -> bool:
+    minor = amount.scaleb(exponent)
+    return minor == minor.to_integral_value()
+
+
+def amount_major_parse(value: object, *, exponent: int, locale: Locale, field: str = "amount") -> Decimal:
+    """An amount in major units as its reader writes it in `locale`, exact to `exponent` decimal places.
+
+    Refuses digits other than 0-9, a text the locale does not read strictly (an English "10,50"), and a text
+    that both the locale and the other decimal convention read as exact, different amounts (a "1,050" of a
+    currency with 3 decimals): the person is asked to write it unambiguously instead."""
+    given = value.strip() if isinstance(value, str) else ""
+    if not isinstance(value, str) or not given or len(given) > _AMOUNT_TEXT_MAX:
+        raise InputError(f"'{field}' must be an amount such as {_example(locale)}, not {shown(value)}.",
+                         field=field)
+    ascii_digits_check(given, field=field)
+    if not _AMOUNT_CHARS.fullmatch(given):
+        raise InputError(f"{shown(given)} is not an amount: write it like {_example(locale)}.", field=field)
+    decimal_symbol, group_symbol = get_decimal_symbol(locale), get_group_symbol(locale)
+    text = given
+    # A space between groups of digits ("1 000.10") is a grouping everyone reads the same way; the locale's
+    # strict reading then still checks that every group has three digits.
+    for space in _SPACES:
+        text = text.replace(space, group_symbol)
+    try:
+        amount = parse_decimal(text, locale=locale, strict=True)
+    except NumberFormatError:
+        raise InputError(f"{shown(given)} is not an amount as written here: write it like {_example(locale)} "
+                         f"(“{decimal_symbol}” before the decimals).", field=field) from None
+    if not amount.is_finite():
+        raise InputError(f"{shown(given)} is not an amount.", field=field)
+    written = amount.as_tuple().exponent
+    if isinstance(written, int) and -written > exponent:
+        # "1,050" read as 1.050 by a Swedish reader may be an English thousand: more decimals than the currency
+        # has are refused, never rounded or guessed.
+        places = f"{exponent} decimal place{'s' if exponent != 1 else ''}" if exponent else "no decimals"
+        raise InputError(f"Amounts of this currency have {places}; {given} is not exact (write it like "
+                         f"{_example(locale)}).", field=field)
+    separators = [ch for ch in given if ch in ",."]
+    if len(separators) == 1 and separators[0] == group_symbol:
+        # Read as decimals instead, would the same text be a plausible amount of this currency?
+        decimals = len(given) - given.index(separators[0]) - 1
+        other = Decimal(given.replace(separators[0], ".", 1))
+        if other != amount and decimals <= exponent and _exact(amount, exponent):
+            raise InputError(f"{shown(given)} could be {amount} or {other}: write the amount with its decimals "
+                             f"(e.g. {_example(locale)}).", field=field)
+    return amount
+
+
+def _example(locale: Locale) -> str:
+    return f"1{get_group_symbol(locale)}234{get_decimal_symbol(locale)}50".replace("\u00a0", " ")

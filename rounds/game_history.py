@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from rounds.models import Round, RoundBet, RoundState, Spot
+from rounds.models import Round, RoundBet, RoundState, Spot, VoidKind
+from rounds.reversal import round_reversal_moves
+from wallet.models import AccountKind
 
 GAME_HISTORY_PAGE = 20
 GAME_HISTORY_MAX_PAGE = 100
@@ -75,7 +77,9 @@ def game_rows(*, player, rounds: list[Round]) -> list[GameRow]:
                 if label in spot_nets:
                     by_currency[data["currency"]] += data["net"]
             net = dict(by_currency)
-        if r.state == RoundState.VOIDED:
+        if r.state == RoundState.VOIDED and r.void_kind == VoidKind.REVERSAL:
+            result, net = _reversed(r, player=player, returned=returned[r.pk])
+        elif r.state == RoundState.VOIDED:
             result = "voided, stakes refunded" if r.refunds_done_at else "voided, refund pending"
         elif net is not None:
             total = sum(net.values())
@@ -89,6 +93,26 @@ def game_rows(*, player, rounds: list[Round]) -> list[GameRow]:
             staked=dict(staked[r.pk]), returned=dict(returned[r.pk]), net=net, spot_nets=spot_nets, result=result,
         ))
     return rows
+
+
+def _reversed(round: Round, *, player, returned: dict[str, int]) -> tuple[str, dict[str, int]]:
+    """A reversed round as the player lived it: settled first, then every payout taken back and every stake
+    returned. `returned` becomes what the player kept (the settlement's return plus the adjustment), and the
+    net what the round finally did to the balance (nothing, for cash bets)."""
+    moves = round_reversal_moves(round=round, players=[player.pk])
+    done = round.refunds_done_at is not None
+    net: dict[str, int] = defaultdict(int)
+    words = []
+    for entry in moves:
+        for currency, paid in entry.paid.items():
+            net[currency] += paid - entry.staked.get(currency, 0)
+        for (kind, currency), amount in entry.moves.items():
+            if kind == AccountKind.PLAYER_CASH:
+                returned[currency] = returned.get(currency, 0) + amount
+            net[currency] += amount
+        words.append(entry.sentence(done=done).removeprefix(f"{entry.username} "))
+    state = "reversed" if done else "reversal in progress"
+    return f"{state}: {'; '.join(words)}" if words else state, dict(net)
 
 
 def player_rounds_query(*, player):

@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Sum
 
 from casino.untrusted import InputError, whole_number_parse
+from wallet.currencies import money_format
 from wallet.models import Account, AccountKind, Bet, Entry, TransactionKind
 
 HISTORY_PAGE_SIZE = 50
@@ -60,6 +61,8 @@ class HistoryRow:
     bet_amount: int | None
     payout: int | None
     balance_after: int | None
+    transaction_id: int = 0
+    explanation: str = ""  # why the money moved, in words (an adjustment's reason, a reversal's arithmetic)
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,33 @@ def _history_row(entry: Entry, currency: str) -> HistoryRow:
         bet_amount=-entry.amount if kind == TransactionKind.BET and entry.amount < 0 else None,
         payout=entry.amount if kind in (TransactionKind.PAYOUT, TransactionKind.REFUND) and entry.amount > 0 else None,
         balance_after=entry.balance_after,
+        transaction_id=txn.pk,
+        explanation=_explanation(txn, entry, currency),
     )
+
+
+def _explanation(txn, entry: Entry, currency: str) -> str:
+    """Why this line moved money, for the lines whose type alone does not say it."""
+    meta = txn.meta if isinstance(txn.meta, dict) else {}
+    if kind_is_reversal(txn):
+        staked, paid = meta.get("staked"), meta.get("paid")
+        what = (f"staked {money_format(staked, currency)} and was paid {money_format(paid, currency)}; "
+                if isinstance(staked, int) and isinstance(paid, int) else "")
+        direction = "the payout taken back" if entry.amount < 0 else "the stake given back"
+        return (f"Reversal of round {txn.reference}: {what}{direction}, so the round ends as if voided. "
+                f"Reason: {txn.reason}")
+    if txn.kind == TransactionKind.ADJUSTMENT:
+        return f"Correction by staff. Reason: {txn.reason}" if txn.reason else "Correction by staff."
+    if txn.kind == TransactionKind.REFUND:
+        return f"Stake refunded: {txn.reason}" if txn.reason else "Stake refunded."
+    if txn.kind == TransactionKind.GOLDEN_CHIP_GRANT:
+        return f"Golden Chips granted. Reason: {txn.reason}" if txn.reason else "Golden Chips granted."
+    return ""
+
+
+def kind_is_reversal(txn) -> bool:
+    return (txn.kind == TransactionKind.ADJUSTMENT and isinstance(txn.meta, dict)
+            and bool(txn.meta.get("reversal")))
 
 
 def _history_queryset(account: Account):

@@ -72,12 +72,12 @@ def _history_csv(request, *, player):
 
     def rows():
         yield writer.writerow(["date", "type", "game", "game number", "currency", "bet", "payout", "amount",
-                               "balance after", "entry"])
+                               "balance after", "entry", "transaction", "explanation"])
         for row in selectors.account_history_iter(account=account):
             yield writer.writerow([
                 row.created_at.isoformat(), row.kind_label, row.game, row.game_number, row.currency,
                 amount(row.bet_amount), amount(row.payout), amount(row.amount), amount(row.balance_after),
-                row.entry_id,
+                row.entry_id, row.transaction_id, row.explanation,
             ])
 
     response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")

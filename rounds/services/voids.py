@@ -6,7 +6,6 @@ settled round is never voided: staff reverse it with compensating wallet transac
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
@@ -22,9 +21,9 @@ from rounds.audit import actor_user, event_add
 from rounds.errors import IllegalTransition, RoundAlreadySettled
 from rounds.locks import round_lock, round_lock_for_refunds
 from rounds.models import ActorKind, Round, RoundBet, RoundEvent, RoundState, Spot, VoidKind
+from rounds.reversal import round_reversal_moves
 from rounds.services._common import _label, _now, _queue, _reason_check, _round_set, _transition
 from wallet import services as wallet
-from wallet.models import AccountKind, Funding
 
 
 def _void(round: Round, *, kind: str, reason: str, actor, now: datetime) -> None:
@@ -126,30 +125,22 @@ def _resolution_of(wallet_bet_id):
 
 def _reverse_players(round: Round, players: list[int]) -> list[dict[str, Any]]:
     """The compensating adjustments of these players: each back where a void would have put them."""
-    deltas: dict[tuple[int, str, str], int] = defaultdict(int)
-    for bet in (RoundBet.objects.filter(round=round, spot__player_id__in=players)
-                .select_related("wallet_bet__resolution", "spot")):
-        resolution = bet.wallet_bet.resolution
-        player_id = bet.spot.player_id
-        if bet.funding == Funding.GOLDEN_CHIPS:
-            deltas[(player_id, AccountKind.PLAYER_GOLDEN_CHIPS, bet.currency)] += (
-                bet.amount - resolution.chips_return)
-            deltas[(player_id, AccountKind.PLAYER_CASH, bet.currency)] -= resolution.cash_return
-        else:
-            deltas[(player_id, AccountKind.PLAYER_CASH, bet.currency)] += bet.amount - resolution.cash_return
-    users = get_user_model().objects.in_bulk({player_id for player_id, _k, _c in deltas})
+    moves = round_reversal_moves(round=round, players=players)
+    users = get_user_model().objects.in_bulk({entry.player_id for entry in moves})
     adjustments = []
-    for (player_id, kind, currency), amount in sorted(deltas.items()):
-        if not amount:
-            continue
-        txn = wallet.adjust(
-            player=users[player_id], currency=currency, amount=amount, staff=round.voided_by,
-            reason=round.void_reason, idempotency_key=f"round{round.pk}:reverse:{player_id}:{kind}:{currency}",
-            account_kind=kind, reference=round.game_number, meta={"round": round.pk, "reversal": True},
-            durable=False,
-        )
-        adjustments.append({"player": player_id, "account": kind, "currency": currency, "amount": amount,
-                            "wallet_transaction": txn.pk})
+    for entry in moves:
+        for (kind, currency), amount in entry.moves.items():
+            txn = wallet.adjust(
+                player=users[entry.player_id], currency=currency, amount=amount, staff=round.voided_by,
+                reason=round.void_reason,
+                idempotency_key=f"round{round.pk}:reverse:{entry.player_id}:{kind}:{currency}",
+                account_kind=kind, reference=round.game_number,
+                meta={"round": round.pk, "reversal": True, "game": round.config.get("name", ""),
+                      "staked": entry.staked.get(currency, 0), "paid": entry.paid.get(currency, 0)},
+                durable=False,
+            )
+            adjustments.append({"player": entry.player_id, "account": kind, "currency": currency,
+                                "amount": amount, "wallet_transaction": txn.pk})
     return adjustments
 
 
