@@ -55,7 +55,7 @@ class Races:
         self.over_max: list[str] = []
         self.table = Table.objects.filter(code=RACE_TABLE).first() or table_create(
             actor=studio, code=RACE_TABLE, name=f"Soak races {RACE_TABLE}", profile="free_bet",
-            currencies=[currency], state="open", **timers)
+            currencies=[currency], state="open", reason="the soak's own table for its races", **timers)
         self.players = []
         for n in range(2):
             user = user_create(username=f"sk_racer_{n + 1}", password=None, role="player",

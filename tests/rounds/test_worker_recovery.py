@@ -23,7 +23,7 @@ def at_the_dealer(play, table, player):
     r = play(table)
     r.bet(player, {"main": 1000}, seat=1)
     r.close()
-    r.cards("Th", "Kd", "6c")
+    r.cards("Th", "6c", "Kd")  # seat 1, the dealer's up card, seat 1 (seated deal order)
     r.decide(player, "stand", seat=1)
     r.cards("Ts", "9s")
     return r
