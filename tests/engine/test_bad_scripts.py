@@ -52,7 +52,7 @@ BAD_SCRIPTS = [
     (_bad("FLAG", "overrides", {"no_such_flag": True}), "unknown table flag 'no_such_flag'"),
     (_bad("DEALING", "overrides", {"dealing": "eu"}), "rules free_bet deal ace_peek"),
     (_bad("ODD", "players.0.bets", {"main": 1001}), "even number"),
-    (_bad("HUGE", "players.0.bets", {"main": 10**12 + 2}), "above the largest amount the system accepts"),
+    (_bad("HUGE", "players.0.bets", {"main": 10**12 + 2}), "above the largest stake the tables accept"),
     (_bad("INS-TEN", "players.0.insurance", True), "insurance is offered only with an ace up"),
     (_bad("SIDE-OFFER", "players.0.bets", {"main": 1000, "perfect_pairs": 100}), "not offered"),
     (_bad("SIDE-ALONE", "players.0.bets", {"any_pair": 100}), "needs a main bet"),
