@@ -110,7 +110,7 @@ def test_the_cashier_form_scopes_its_key_to_the_player_and_operation(client_for,
     assert "Deposited 25.00 EUR." in mine.content.decode()
     # The same key for my other operation is a new request of that operation (here refused for funds alone).
     short = cashier(client_for(player), "withdraw", 30_00, "form-key")
-    assert short.status_code == 409 and "Insufficient funds" in short.content.decode()
+    assert short.status_code == 409 and "You have 25.00 EUR in cash" in short.content.decode()
     assert selectors.player_balance(player=player, currency="EUR") == 25_00
     assert list(LedgerTransaction.objects.filter(actor=player).values_list("idempotency_key", flat=True)) == [
         f"client:{player.pk}:deposit:form-key"]
