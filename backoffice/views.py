@@ -34,8 +34,9 @@ from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
 from wallet.currencies import money_format
 from wallet.errors import WalletError
-from wallet.forms import GoldenChipGrantForm
+from wallet.forms import GoldenChipGrantConfirmForm, GoldenChipGrantForm
 from wallet.keys import client_key
+from wallet.models import AccountKind
 
 PLAYER_PAGE_ROWS = 10
 
@@ -270,25 +271,42 @@ def player_chat(request, user_id: int):
 @require_POST
 @permission_required("grant_golden_chips")
 def player_golden_chips(request, user_id: int):
+    """Two steps, like the cashier: the form is read back as the amount it means, and only the confirmed review
+    (carrying the form's idempotency key) moves money."""
     player = _player_or_404(user_id)
-    form = GoldenChipGrantForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Nothing was granted: " + "; ".join(
-            e for errors in form.errors.values() for e in errors))
-    else:
+    back = reverse("backoffice_player", args=[player.pk]) + "#grants-heading"
+    if request.POST.get("step") != "confirm":
+        form = GoldenChipGrantForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, "Nothing was granted: " + "; ".join(
+                e for errors in form.errors.values() for e in errors))
+            return redirect(back)
         data = form.cleaned_data
-        try:
-            wallet_services.golden_chips_grant(
-                player=player, currency=data["currency"], amount=data["amount_minor"], staff=request.user,
-                reason=data["reason"], idempotency_key=client_key(
-                    user=request.user, operation="golden_chips_grant", key=data["idempotency_key"]),
-                origin=origin_from_request(request))
-        except (WalletError, IdempotencyConflict) as error:
-            messages.error(request, f"Nothing was granted: {error.message}")
-        else:
-            messages.success(request, f"{money_format(data['amount_minor'], data['currency'])} in Golden Chips "
-                                      f"granted to {player.get_username()}.")
-    return redirect(reverse("backoffice_player", args=[player.pk]) + "#grants-heading")
+        return render(request, "backoffice/grant_confirm.html", {
+            "player": player, "currency": data["currency"], "amount_minor": data["amount_minor"],
+            "amount": money_format(data["amount_minor"], data["currency"]), "amount_text": data["amount"],
+            "reason": data["reason"], "idempotency_key": data["idempotency_key"],
+            "chips_now": wallet_selectors.player_balance(player=player, currency=data["currency"],
+                                                         kind=AccountKind.PLAYER_GOLDEN_CHIPS),
+        })
+    confirm = GoldenChipGrantConfirmForm(request.POST)
+    if not confirm.is_valid():
+        messages.error(request, "Nothing was granted: " + "; ".join(
+            e for errors in confirm.errors.values() for e in errors))
+        return redirect(back)
+    data = confirm.cleaned_data
+    try:
+        wallet_services.golden_chips_grant(
+            player=player, currency=data["currency"], amount=data["amount_minor"], staff=request.user,
+            reason=data["reason"], idempotency_key=client_key(
+                user=request.user, operation="golden_chips_grant", key=data["idempotency_key"]),
+            origin=origin_from_request(request))
+    except (WalletError, IdempotencyConflict) as error:
+        messages.error(request, f"Nothing was granted: {error.message}")
+    else:
+        messages.success(request, f"{money_format(data['amount_minor'], data['currency'])} in Golden Chips "
+                                  f"granted to {player.get_username()}.")
+    return redirect(back)
 
 
 @require_GET

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.permissions import permission_required
 from accounts.staffaudit import origin_from_request
 from casino.untrusted import InputError, optional_whole_number_parse, whole_number_parse
+from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from rounds.errors import InvalidRoundRequest
 from rounds.services import table_state_change
 from tables import rtp, rtp_exact, selectors, services
@@ -158,9 +159,11 @@ def table_limits(request, code: str):
 
 
 def _paytable_preview(form: PaytableForm, table: Table) -> dict:
-    if not form.is_valid():
+    # From the lines alone: a missing reason or a refused save is said elsewhere, not as a bad line.
+    lines = list(DEFAULT_PAYTABLES[form.side_bet])
+    if not form.is_bound or any(line in form.errors for line in lines):
         return {"preview_error": "Enter a whole number of 0 or more for every line to see the RTP."}
-    value = rtp.side_bet_rtp(form.side_bet, form.paytable(), table.decks)
+    value = rtp.side_bet_rtp(form.side_bet, {line: form.cleaned_data[line] for line in lines}, table.decks)
     return {"preview_rtp": rtp.percent(value), "preview_too_high": value >= 1}
 
 

@@ -90,3 +90,21 @@ class RowLock:
     def __exit__(self, *exc):
         self.release.set()
         self.thread.join(10)
+
+
+def golden_chips_grant_post(client, player, *, amount: str, reason: str, key: str, currency: str = "EUR", **extra):
+    """A grant as staff make it: the form, then the confirmation of the amount the review read back. Returns the
+    review's response and the confirmation's (None when the review refused the form)."""
+    import re
+
+    from django.urls import reverse
+
+    url = reverse("backoffice_player_golden_chips", args=[player.pk])
+    review = client.post(url, {"currency": currency, "amount": amount, "reason": reason, "idempotency_key": key},
+                         **extra)
+    if review.status_code != 200:
+        return review, None
+    minor = re.search(r'name="amount_minor" value="(\d+)"', review.content.decode()).group(1)
+    confirm = client.post(url, {"step": "confirm", "currency": currency, "amount_minor": minor, "reason": reason,
+                                "idempotency_key": key}, follow=True, **extra)
+    return review, confirm

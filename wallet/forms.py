@@ -65,11 +65,32 @@ class GoldenChipGrantForm(AmountForm):
     currency = forms.ChoiceField(choices=[(code, code) for code in CURRENCIES], initial="EUR")
     amount = forms.CharField(max_length=24, label="Golden Chips", help_text="In the currency's usual units, e.g. 25.00",
                              widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
-    reason = forms.CharField(max_length=500, label="Reason", help_text="Shown in the player's grant history")
+    reason = forms.CharField(max_length=500, label="Reason", help_text="Shown to the player in their Golden Chips history and kept in the "
+                                                                       "staff activity record")
     # Generated with the page, so a double submit grants once.
     idempotency_key = forms.CharField(max_length=200, widget=forms.HiddenInput)
 
     def amount_error(self, data: dict, minor: int) -> str | None:
         # A typo of a few zeros should not reach the ledger: one grant is at most what one deposit may be.
+        if minor <= 0:
+            return "Enter an amount of Golden Chips above zero."
         limit = currency_get(data["currency"]).cashier_max
         return f"One grant is at most {money_format(limit, data['currency'])}." if minor > limit else None
+
+
+class GoldenChipGrantConfirmForm(forms.Form):
+    """Step two of a grant: the reviewed amount in minor units, exactly as the ledger will receive it. The cap is
+    checked again, since a hidden field can be edited between the steps."""
+
+    currency = forms.ChoiceField(choices=[(code, code) for code in CURRENCIES])
+    amount_minor = WholeNumberField(min_value=1)
+    reason = forms.CharField(max_length=500)
+    idempotency_key = forms.CharField(max_length=200)
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors:
+            limit = currency_get(data["currency"]).cashier_max
+            if data["amount_minor"] > limit:
+                self.add_error("amount_minor", f"One grant is at most {money_format(limit, data['currency'])}.")
+        return data

@@ -14,7 +14,7 @@ from casino.idempotency import IdempotencyConflict
 from casino.untrusted import InputError, optional_whole_number_parse
 from wallet import selectors, services
 from wallet.currencies import CURRENCIES, money_format
-from wallet.errors import WalletError
+from wallet.errors import InsufficientFunds, WalletError
 from wallet.forms import CashierConfirmForm, CashierForm
 from wallet.keys import client_key
 
@@ -131,6 +131,11 @@ def _cashier_form_page(request, form, *, status=200, error=None):
                    "balances": selectors.player_accounts(player=request.user)}, status=status)
 
 
+def _short_of_cash(balance: int, currency: str) -> str:
+    return (f"You have {money_format(balance, currency)} in cash, so you can withdraw at most that. "
+            "Nothing was withdrawn.")
+
+
 @permission_required("play")
 def cashier(request):
     """Two steps: the form, then a confirmation that carries the idempotency key made with the form."""
@@ -141,10 +146,15 @@ def cashier(request):
         if not form.is_valid():
             return _cashier_form_page(request, form, status=400)
         data = form.cleaned_data
+        balance = selectors.player_balance(player=request.user, currency=data["currency"])
+        if data["operation"] == "withdraw" and data["amount_minor"] > balance:
+            # Said at review, in the player's words; the ledger would refuse it at confirm anyway.
+            form.add_error("amount", _short_of_cash(balance, data["currency"]))
+            return _cashier_form_page(request, form, status=400)
         return render(request, "wallet/cashier_confirm.html", {
             "operation": data["operation"], "currency": data["currency"], "amount_minor": data["amount_minor"],
             "amount": money_format(data["amount_minor"], data["currency"]),
-            "balance": selectors.player_balance(player=request.user, currency=data["currency"]),
+            "balance": balance,
             "idempotency_key": data["idempotency_key"], "amount_text": data["amount"],
         })
     confirm = CashierConfirmForm(request.POST)
@@ -163,7 +173,11 @@ def cashier(request):
             "operation": data["operation"], "currency": data["currency"], "idempotency_key": str(uuid.uuid4()),
             "amount": money_format(data["amount_minor"], data["currency"], with_code=False, grouping=False),
         })
-        return _cashier_form_page(request, form, status=exc.http_status, error=exc.message)
+        message = exc.message
+        if isinstance(exc, InsufficientFunds):  # the balance fell between review and confirm
+            message = _short_of_cash(selectors.player_balance(player=request.user, currency=data["currency"]),
+                                     data["currency"])
+        return _cashier_form_page(request, form, status=exc.http_status, error=message)
     done = "Deposited" if data["operation"] == "deposit" else "Withdrew"
     amount = money_format(data["amount_minor"], data["currency"])
     if txn.replayed:

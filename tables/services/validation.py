@@ -10,6 +10,7 @@ from typing import Any
 
 from accounts.permissions import require_permission
 from casino.checks import whole_number
+from casino.money import format_minor
 from rounds.engine.rules import NON_LIVE_DEADLINE_RANGE, PROFILE_DEFAULTS
 from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from tables import rtp
@@ -232,27 +233,37 @@ def bet_limit_validate(*, bet_type: str, currency: str, min: int, max: int, chip
     if currency not in CURRENCIES:
         raise TableConfigError(f"{currency!r} is not a currency tables accept")
     for name, value in (("minimum", min), ("maximum", max)):
-        if not whole_number(value) or not 1 <= value <= MAX_AMOUNT:
-            raise TableConfigError(f"{label}: the {name} must be a positive whole number of minor units")
-    if min > max:
-        raise TableConfigError(f"{label}: the minimum is above the maximum")
+        if not whole_number(value):
+            raise TableConfigError(f"{label}: the {name} must be a whole number of minor units")
     if not isinstance(chips, list | tuple) or not chips:
         raise TableConfigError(f"{label}: at least one chip denomination is needed")
     if not all(whole_number(chip) for chip in chips):
         raise TableConfigError(f"{label}: chip denominations must be whole numbers of minor units")
+
+    # Every problem of the row at once, in the money the operator typed (major units, with the currency).
+    def money(amount: int) -> str:
+        return format_minor(amount, currency)
+
+    problems = [f"the {name} must be between {money(1)} and {money(MAX_AMOUNT)}, not {money(value)}"
+                for name, value in (("minimum", min), ("maximum", max)) if not 1 <= value <= MAX_AMOUNT]
+    if min > max:
+        problems.append(f"the minimum is above the maximum: {money(min)} against {money(max)}")
     chips = sorted(set(chips))
     if len(chips) > MAX_CHIPS:
-        raise TableConfigError(f"{label}: at most {MAX_CHIPS} chip denominations")
-    outside = [chip for chip in chips if not min <= chip <= max]
+        problems.append(f"at most {MAX_CHIPS} chip denominations, not {len(chips)}")
+    outside = [chip for chip in chips if not min <= chip <= max] if min <= max else []
     if outside:
-        raise TableConfigError(f"{label}: chip {outside[0]} is outside the limits {min}-{max} (minor units)")
+        listed = ", ".join(money(chip) for chip in outside)
+        problems.append(f"chip{'s' if len(outside) > 1 else ''} {listed} {'are' if len(outside) > 1 else 'is'} "
+                        f"outside the limits {format_minor(min, currency, with_code=False)}-{money(max)}")
     if bet_type in EVEN_BET_TYPES:
-        odd = [amount for amount in (min, max, *chips) if amount % 2]
+        odd = sorted({amount for amount in (min, max, *chips) if amount % 2})
         if odd:
-            raise TableConfigError(
-                f"{label}: {odd[0]} is odd; main and Bet Behind amounts must be even (in minor units) "
-                "so that 3:2 and half-bet insurance pay exactly"
-            )
+            problems.append(
+                f"{', '.join(money(amount) for amount in odd)}: main and Bet Behind amounts must end in an even "
+                "smallest unit (such as 1.02, not 1.01) so that 3:2 and half-bet insurance pay exactly")
+    if problems:
+        raise TableConfigError(f"{label}: " + "; ".join(problems))
     return {"bet_type": bet_type, "currency": currency, "min": min, "max": max, "chips": chips}
 
 

@@ -59,6 +59,9 @@ def test_support_looks_up_a_game_number_and_voids_the_round(live_server, page, c
     expect(page.get_by_role("link", name="alice_plays")).to_be_visible()
     page.screenshot(path=OUTPUT / "backoffice-1-round-in-play.png", full_page=True)
 
+    # Without a reason the review is refused, and the refusal reaches the screen (htmx swaps the 400 in).
+    page.get_by_role("button", name="Review the void").click()
+    expect(page.get_by_role("alert")).to_contain_text("Give a reason")
     page.get_by_label("Reason").fill("Camera froze: the dealer's card could not be read")
     page.get_by_role("button", name="Review the void").click()
     expect(page.get_by_text("10.00 EUR in stakes go back to 1 player")).to_be_visible()
@@ -159,6 +162,10 @@ def test_an_operator_reads_the_dashboard_and_the_rtp_chart(live_server, page, op
     grants.get_by_label("Golden Chips").fill("15.00")
     grants.get_by_label("Reason").fill("Loyalty week")
     grants.get_by_role("button", name="Grant Golden Chips").click()
+    expect(page.get_by_role("heading", name="Confirm the Golden Chip grant")).to_be_visible()
+    assert chips(alice) == 0  # the review moved nothing
+    page.screenshot(path=OUTPUT / "backoffice-11a-golden-chips-review-phone.png", full_page=True)
+    page.get_by_role("button", name="Grant 15.00 EUR in Golden Chips").click()
     expect(page.get_by_text("15.00 EUR in Golden Chips granted to alice_plays")).to_be_visible()
     expect(grants.get_by_role("cell", name="Loyalty week")).to_be_visible()
     page.screenshot(path=OUTPUT / "backoffice-11-golden-chips-phone.png", full_page=True)

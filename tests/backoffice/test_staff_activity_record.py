@@ -14,6 +14,7 @@ from accounts.staffaudit import Origin, password_reset_record
 from rounds.models import Round, RoundState
 from tables.models import Table, TableChange
 from tests.backoffice.scenarios import settle_classic
+from tests.helpers import golden_chips_grant_post
 from tests.tables.test_pages import _form_values
 
 pytestmark = pytest.mark.django_db
@@ -183,8 +184,12 @@ def test_golden_chips_from_the_player_page_are_recorded_once_even_when_the_form_
     url = reverse("backoffice_player_golden_chips", args=[alice.pk])
     data = {"currency": "EUR", "amount": "25.00", "reason": "Birthday chips", "idempotency_key": "k-1"}
     client = client_for(operator)
-    assert client.post(url, data, **FROM).status_code == 302
-    assert client.post(url, data, **FROM).status_code == 302  # the same form again: one grant
+    assert client.post(url, data, **FROM).status_code == 200  # the review: nothing recorded yet
+    assert not StaffAction.objects.exists()
+    for _ in range(2):  # the same confirmation again: one grant
+        _, confirmed = golden_chips_grant_post(client, alice, amount="25.00", reason="Birthday chips", key="k-1",
+                                               **FROM)
+        assert confirmed.status_code == 200
     row = only_row(action=StaffActionKind.GOLDEN_CHIPS_GRANTED, object_kind="player", object_ref=str(alice.pk),
                    object_label="alice_plays", reason="Birthday chips", address="10.0.0.4")
     assert (row.details["amount"], row.details["currency"]) == (2500, "EUR")

@@ -10,7 +10,7 @@ from django.urls import reverse
 from players.models import PlayerNote, PlayerProfile
 from rounds.models import Round, RoundState
 from rounds.round_page import round_spots_page
-from tests.helpers import chips
+from tests.helpers import chips, golden_chips_grant_post
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -186,9 +186,16 @@ def test_an_operator_grants_golden_chips_once_with_a_reason_and_bad_input_grants
         response = client.post(grant, {"currency": "EUR", "idempotency_key": key, **bad}, follow=True)
         assert "Nothing was granted" in text(response), bad
     assert chips(alice) == 0
+    # The review shows the amount as read, and moves nothing until it is confirmed.
+    review = client.post(grant, {"currency": "EUR", "amount": "25", "reason": "Loyalty week", "idempotency_key": key})
+    assert review.status_code == 200 and chips(alice) == 0
+    assert "<dt>Golden Chips to grant</dt><dd><strong>25.00 EUR</strong>" in text(review) and "Nothing has been granted yet" in text(review)
+    assert "Who will see the reason: the player" in text(review)
+    tampered = client.post(grant, {"step": "confirm", "currency": "EUR", "amount_minor": "999999999",
+                                   "reason": "typo", "idempotency_key": key}, follow=True)
+    assert "Nothing was granted: One grant is at most" in text(tampered) and chips(alice) == 0
     for _ in range(2):  # a double submit of one form grants once
-        response = client.post(grant, {"currency": "EUR", "amount": "25.00", "reason": "Loyalty week",
-                                       "idempotency_key": key}, follow=True)
+        _, response = golden_chips_grant_post(client, alice, amount="25.00", reason="Loyalty week", key=key)
         assert "25.00 EUR in Golden Chips granted to alice_plays" in text(response)
     assert chips(alice) == 25_00
     page = text(client.get(reverse("backoffice_player", args=[alice.pk])))

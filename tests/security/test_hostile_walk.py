@@ -26,7 +26,7 @@ from tables.forms import RtpRunForm, TableSettingsForm
 from tables.models import Table, TableChange
 from tests.backoffice.scenarios import settle_classic
 from wallet.api import MovementRequestSerializer
-from wallet.forms import CashierConfirmForm, CashierForm, GoldenChipGrantForm
+from wallet.forms import CashierConfirmForm, CashierForm, GoldenChipGrantConfirmForm, GoldenChipGrantForm
 from wallet.models import Bet, Entry, LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -72,7 +72,8 @@ FIELDS: dict[str, list[str]] = {
     "backoffice_search": ["q"], "backoffice_round": ["spots_after", "events_after"],
     "backoffice_round_void": ["reason", "step", "expected_state"], "backoffice_round_void_progress": [],
     "backoffice_player": ["games_before"], "backoffice_player_note": _form(NoteForm),
-    "backoffice_player_chat": ["action", "reason"], "backoffice_player_golden_chips": _form(GoldenChipGrantForm),
+    "backoffice_player_chat": ["action", "reason"], "backoffice_player_golden_chips": sorted(
+        {"step", *_form(GoldenChipGrantForm), *_form(GoldenChipGrantConfirmForm)}),
     "backoffice_transaction": [], "backoffice_dashboard": ["period"],
     "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "player_games": ["before", "date"],
     "player_games_csv": [], "player_game": [],

@@ -95,10 +95,11 @@ def test_a_nul_in_a_basic_auth_user_name_is_400_not_a_database_error(player):
 
 def test_a_nul_in_a_posted_form_field_is_refused_and_nothing_is_written(client_for, operator, player):
     before = LedgerTransaction.objects.count()
-    response = quiet(client_for(operator)).post(
-        reverse("backoffice_player_golden_chips", args=[player.pk]),
-        {"currency": "EUR", "amount": "5", "reason": "a\x00b", "idempotency_key": "k-nul"})
-    assert response.status_code == 400
+    client = quiet(client_for(operator))
+    url = reverse("backoffice_player_golden_chips", args=[player.pk])
+    for step in ({"amount": "5"}, {"step": "confirm", "amount_minor": "500"}):  # the review and its confirmation
+        response = client.post(url, {"currency": "EUR", "reason": "a\x00b", "idempotency_key": "k-nul", **step})
+        assert response.status_code == 400, step
     assert LedgerTransaction.objects.count() == before
 
 

@@ -227,11 +227,14 @@ def test_operator_edits_limits_in_major_units(client_for, operator, table):
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"main__EUR__min": "6000"}, "the minimum is above the maximum"),
+        ({"main__EUR__min": "6000"}, "the minimum is above the maximum: 6,000.00 EUR against 5,000.00 EUR"),
         ({"main__EUR__min": "1.001"}, "is not exact"),
         ({"main__EUR__max": "lots"}, "&#x27;lots&#x27; is not an amount"),
-        ({"hot3__EUR__chips": "1, 1000"}, "chip 100000 is outside the limits"),
-        ({"main__EUR__min": "1.01", "main__EUR__chips": "5"}, "101 is odd"),
+        ({"hot3__EUR__chips": "1, 1000"}, "chip 1,000.00 EUR is outside the limits"),
+        ({"main__EUR__min": "1.01", "main__EUR__chips": "5"}, "1.01 EUR: main and Bet Behind amounts must end in"),
+        # Every problem of the row, in major units with the currency.
+        ({"main__EUR__min": "1.01", "main__EUR__chips": "5, 10000"},
+         "chip 10,000.00 EUR is outside the limits 1.01-5,000.00 EUR; 1.01 EUR: main and Bet Behind"),
     ],
 )
 def test_bad_limits_are_shown_and_not_saved(client_for, operator, table, changes, message):
@@ -268,7 +271,11 @@ def test_a_paytable_at_or_above_100_percent_cannot_be_saved(client_for, operator
     values = _form_values(client, url) | {"perfect": "30", "coloured": "12", "mixed": "6"}
     response = client.post(url, values)
     assert response.status_code == 200
-    assert "returns 104.3373 % to players with 8 decks" in response.content.decode()
+    body = response.content.decode()
+    assert "returns 104.3373 % to players with 8 decks" in body
+    assert "Enter a whole number" not in body  # only what is wrong: every line is a whole number
+    no_reason = client.post(url, values | {"perfect": "20", "reason": ""}).content.decode()
+    assert "RTP with 8 decks: <strong data-rtp>87.4699 %" in no_reason and "Enter a whole number" not in no_reason
     assert TablePaytable.objects.get(table=table, side_bet="perfect_pairs").paytable["perfect"] == 25
     values["perfect"] = "20"
     response = client.post(url, values)

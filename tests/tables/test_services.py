@@ -212,12 +212,12 @@ def test_limits_are_set_versioned_and_recorded(operator):
 @pytest.mark.parametrize(
     ("limit", "message"),
     [
-        (_limit(min=300, max=200, chips=[300]), "minimum is above the maximum"),
-        (_limit(chips=[100, 1000]), "chip 100 is outside the limits 200-100000"),
+        (_limit(min=300, max=200, chips=[300]), "minimum is above the maximum: 3.00 EUR against 2.00 EUR"),
+        (_limit(chips=[100, 1000]), "chip 1.00 EUR is outside the limits 2.00-1,000.00 EUR"),
         (_limit(chips=[]), "at least one chip"),
-        (_limit(min=0), "minimum must be a positive whole number"),
-        (_limit(max=1.5), "maximum must be a positive whole number"),
-        (_limit(min=201, chips=[1000]), "201 is odd"),
+        (_limit(min=0), "minimum must be between 0.01 EUR and"),
+        (_limit(max=1.5), "maximum must be a whole number"),
+        (_limit(min=201, chips=[1000]), "2.01 EUR: main and Bet Behind amounts must end in an even"),
         (_limit(bet_type="bet_behind"), "does not offer Bet Behind"),
         (_limit(currency="GBP"), "does not accept GBP"),
         (_limit(currency="ZZZ"), "'ZZZ' is not a currency"),

@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from accounts.services import user_create
+from tests.helpers import golden_chips_grant_post
 from tests.tables.factories import TableFactory
 from tests.wallet.factories import new_key
 from wallet import selectors, services
@@ -109,7 +110,7 @@ def test_the_cashier_form_scopes_its_key_to_the_player_and_operation(client_for,
     assert "Deposited 25.00 EUR." in mine.content.decode()
     # The same key for my other operation is a new request of that operation (here refused for funds alone).
     short = cashier(client_for(player), "withdraw", 30_00, "form-key")
-    assert short.status_code == 409 and "Insufficient funds" in short.content.decode()
+    assert short.status_code == 409 and "You have 25.00 EUR in cash" in short.content.decode()
     assert selectors.player_balance(player=player, currency="EUR") == 25_00
     assert list(LedgerTransaction.objects.filter(actor=player).values_list("idempotency_key", flat=True)) == [
         f"client:{player.pk}:deposit:form-key"]
@@ -131,8 +132,7 @@ def test_the_tip_form_scopes_its_key_to_the_player(client_for, player, player2):
 def test_the_golden_chip_grant_form_scopes_its_key_to_the_operator(client_for, operator, player, player2):
     other = user_create(username="otto_operator", password="pw-otto", role="operator")
     for staff, receiver in ((operator, player), (other, player2)):
-        response = client_for(staff).post(
-            reverse("backoffice_player_golden_chips", args=[receiver.pk]),
-            {"currency": "EUR", "amount": "5.00", "reason": "Welcome", "idempotency_key": "grant-key"}, follow=True)
+        _, response = golden_chips_grant_post(client_for(staff), receiver, amount="5.00", reason="Welcome",
+                                              key="grant-key")
         assert f"5.00 EUR in Golden Chips granted to {receiver.get_username()}" in response.content.decode()
     assert LedgerTransaction.objects.filter(kind=TransactionKind.GOLDEN_CHIP_GRANT).count() == 2

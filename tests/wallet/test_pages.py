@@ -151,10 +151,18 @@ def test_cashier_refuses_bad_amounts_at_review_with_a_message(client_for, player
 
 def test_cashier_withdrawal_beyond_the_balance_is_refused_and_moves_nothing(client_for, player):
     DepositFactory(player=player, amount=10_00)
+    # At review, in the player's words: no account number, no ledger talk.
+    review = client_for(player).post(reverse("wallet_cashier"), {
+        "step": "review", "operation": "withdraw", "currency": "EUR", "amount": "10.01", "idempotency_key": new_key()})
+    page = review.content.decode()
+    assert review.status_code == 400 and "You have 10.00 EUR in cash, so you can withdraw at most that." in page
+    assert "Confirm your withdrawal" not in page and "account holds" not in page
+    # A confirmation made when the money was there (or edited) is refused in the same words.
     response = client_for(player).post(reverse("wallet_cashier"), {
         "step": "confirm", "operation": "withdraw", "currency": "EUR", "amount_minor": "10_01".replace("_", ""),
         "idempotency_key": new_key()})
-    assert response.status_code == 409 and "Insufficient funds" in response.content.decode()
+    page = response.content.decode()
+    assert response.status_code == 409 and "You have 10.00 EUR in cash" in page and "account holds" not in page
     assert selectors.player_balance(player=player, currency="EUR") == 10_00
     assert LedgerTransaction.objects.count() == 1
     tampered = client_for(player).post(reverse("wallet_cashier"), {
