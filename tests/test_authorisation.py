@@ -128,6 +128,7 @@ PAGES = {
     "backoffice_transaction": [("GET", ("pat_transaction",), "", STAFF)],
     "backoffice_dashboard": [("GET", (), "", OPERATOR)],
     "backoffice_rtp": [("GET", (), "", OPERATOR)],
+    "backoffice_rtp_csv": [("GET", (), "", OPERATOR)],
     # a player's own games: another player's game is not found
     "player_games": [("GET", (), "", PLAYERS)],
     "player_games_csv": [("GET", (), "", PLAYERS)],

@@ -74,7 +74,7 @@ FIELDS: dict[str, list[str]] = {
     "backoffice_player": ["games_before"], "backoffice_player_note": _form(NoteForm),
     "backoffice_player_chat": ["action", "reason"], "backoffice_player_golden_chips": _form(GoldenChipGrantForm),
     "backoffice_transaction": [], "backoffice_dashboard": ["period"],
-    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "player_games": ["before", "date"],
+    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"], "player_games": ["before", "date"],
     "player_games_csv": [], "player_game": [],
     # players
     "player_settings": _form(SettingsForm), "player_tables": [], "player_table": [], "player_table_join": [],
