@@ -407,7 +407,9 @@ def rtp_report_csv(request):
     def lines():
         yield writer.writerow(RTP_CSV_COLUMNS)
         for r in rows:
-            band, wide = r.band or (None, None), r.band_997 or (None, None)
+            # As the page shows them: no band before there are enough bets to judge.
+            band = r.band if r.band and r.enough else (None, None)
+            wide = r.band_997 if r.band_997 and r.enough else (None, None)
             yield writer.writerow([r.table.code, r.bet_type, r.currency, r.rounds, r.bets, f"{r.effective_bets:.1f}",
                                    r.initial, r.staked, r.returned, fraction(r.observed), fraction(r.theoretical),
                                    fraction(band[0]), fraction(band[1]), fraction(wide[0]), fraction(wide[1]),

@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
@@ -40,14 +41,27 @@ def test_the_dashboard_shows_tables_rounds_money_waiting_and_voided_rounds(clien
 
 
 def test_observed_rtp_is_per_initial_bet_beside_the_theoretical_figure_and_its_band(settled, classic_table):
+    from tables import rtp_exact
+
+    rtp_rules = rtp_exact.rtp_rules_from_engine(round_rules(settled))
+    cache.delete(rtp_exact._key(rtp_rules, {}))
+    cache.delete(rtp_exact._key(rtp_rules, {}) + ":progress")
     now = timezone.now()
     rows = reports.rtp_report(since=now - timedelta(days=1), until=now + timedelta(minutes=1))
     main = next(r for r in rows if r.bet_type == "main")
     assert (main.rounds, main.bets, main.initial, main.staked, main.returned) == (1, 2, 4000, 4000, 2000)
     assert main.observed == pytest.approx(0.5)
+    # Not analysed yet (the worker is asked to): the infinite-deck figure, σ from the results:
+    # Σnet² / Σstake² = (1000² + 3000²) / (1000² + 3000²) = 1; se = √10⁷ / 4000
     assert main.theoretical == pytest.approx(table_rtp.main_game_infinite_rtp(round_rules(settled)))
-    # σ from the results: Σnet² / Σstake² = (1000² + 3000²) / (1000² + 3000²) = 1; se = √10⁷ / 4000
     assert main.standard_error == pytest.approx(10_000_000**0.5 / 4000)
+    assert rtp_exact.main_game_progress(rtp_rules) is not None  # queued for a worker
+    # Once analysed, the exact first-hand figure and its exact σ.
+    exact = rtp_exact.main_game_figures(rtp_rules)
+    now = timezone.now()
+    main = next(r for r in reports.rtp_report(since=now - timedelta(days=1), until=now + timedelta(minutes=1))
+                if r.bet_type == "main")
+    assert main.theoretical == pytest.approx(exact["rtp"]) and main.sigma == pytest.approx(exact["variance"] ** 0.5)
     assert main.band[0] < main.observed < main.band[1] and main.verdict == "not enough bets to judge yet"
 
 
