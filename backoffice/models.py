@@ -49,3 +49,29 @@ class RtpDaily(models.Model):
 
     def __str__(self) -> str:
         return f"{self.day} table {self.table_id} v{self.config_version} {self.bet_type} {self.currency}"
+
+
+class RtpAlert(models.Model):
+    """A table whose observed RTP of one bet type and currency left its 99.7 % band over the monitor's window:
+    raised and cleared by the beat check (backoffice.services.rtp_alerts_check), kept afterwards as history."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    bet_type = models.CharField(max_length=16)
+    currency = models.CharField(max_length=3)
+    raised_at = models.DateTimeField(default=timezone.now)
+    cleared_at = models.DateTimeField(null=True, blank=True)
+    # The figures when raised, then as last checked.
+    observed = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    bets = models.PositiveIntegerField()
+    checked_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "bet_type", "currency"], condition=Q(cleared_at__isnull=True),
+                                    name="backoffice_rtp_alert_one_open"),
+        ]
+
+    def __str__(self) -> str:
+        return f"RTP alert {self.table_id} {self.bet_type} {self.currency} since {self.raised_at:%Y-%m-%d %H:%M}"

@@ -39,10 +39,15 @@ from rounds.engine.rtp import side_bets as side_bet_math
 from rounds.engine.rules import Rules
 from rounds.models import ACTIVE_STATES, SIDE_KINDS, Round, RoundState
 from tables import rtp as table_rtp
+from tables import rtp_exact
 from tables.models import Table, TableState
 from wallet.audit import STRANDED_MONEY, Discrepancy, ledger_audit_run
 
 Z_95 = 1.96
+Z_997 = 3.0
+MIN_BETS = 100
+# One unit of main bet returns at least 1 - 4 (one split, both hands doubled, all lost) and at most 1 + 4.
+MAIN_RANGE = (-3.0, 5.0)
 PERIODS = {"1h": ("last hour", timedelta(hours=1)), "24h": ("last 24 hours", timedelta(hours=24)),
            "7d": ("last 7 days", timedelta(days=7)), "30d": ("last 30 days", timedelta(days=30)),
            "90d": ("last 90 days", timedelta(days=90))}
@@ -187,17 +192,26 @@ def _totals(*, since: datetime, until: datetime, table_id: int | None = None, be
 class Theory:
     rtp: float | None
     sigma: float | None  # per unit staked; None: estimate it from the results
+    low: float = MAIN_RANGE[0]  # the least and most one unit can return in a round
+    high: float = MAIN_RANGE[1]
+    min_bets: int = MIN_BETS  # below this effective number of bets the bands mean nothing
+    exact: bool = False
 
 
-def _side_bet_sigma(bet: str, paytable: dict[str, int], decks: int) -> float:
+def _side_bet_theory(bet: str, paytable: dict[str, int], decks: int) -> Theory:
+    """Mean, σ, range and the sample size the normal band needs, from the bet's exact outcome distribution."""
     breakdown = side_bet_math.side_bet_breakdown(bet, decks)
-    mean = Fraction(0)
-    square = Fraction(0)
-    for line, probability in breakdown.items():
-        net = -1 if line == "lose" else paytable.get(line, 0)
-        mean += probability * net
-        square += probability * net * net
-    return math.sqrt(float(square - mean * mean))
+    nets = {line: (-1 if line == "lose" else paytable.get(line, 0)) for line in breakdown}
+    mean = sum((p * nets[line] for line, p in breakdown.items()), Fraction(0))
+    var = sum((p * (nets[line] - mean) ** 2 for line, p in breakdown.items()), Fraction(0))
+    third = sum((p * (nets[line] - mean) ** 3 for line, p in breakdown.items()), Fraction(0))
+    sigma = math.sqrt(float(var))
+    skew = float(third) / sigma**3 if sigma else 0.0
+    # Cochran's rule (n > 25 γ²): below it the mean of so skewed a bet is far from normal, a rare top line
+    # decides the figure, and a band drawn from σ alone would mislead.
+    return Theory(rtp=float(1 + mean), sigma=sigma, low=float(1 + min(nets.values())),
+                  high=float(1 + max(nets.values())), min_bets=max(MIN_BETS, math.ceil(25 * skew * skew)),
+                  exact=True)
 
 
 @lru_cache(maxsize=512)
@@ -208,22 +222,32 @@ def _theory_cached(table_id: int, version: int, bet_type: str) -> Theory:
         return Theory(None, None)
     rules = Rules.from_dict(config["rules"])
     if bet_type in ("main", "bet_behind"):
-        return Theory(table_rtp.main_game_infinite_rtp(rules), None)
+        rtp_rules = rtp_exact.rtp_rules_from_engine(rules)
+        figures = rtp_exact.main_game_cached(rtp_rules)
+        if figures is None:
+            # Seconds of work: a worker does it; until then the infinite-deck figure, σ from the period.
+            rtp_exact.main_game_queue(rtp_rules)
+            return _Uncached(table_rtp.main_game_infinite_rtp(rules), None)
+        return Theory(figures["rtp"], math.sqrt(figures["variance"]), exact=True)
     if bet_type == "insurance":
-        paytable = side_bet_math.INSURANCE_PAYTABLE
-        return Theory(float(table_rtp.insurance_rtp(rules.decks)),
-                      _side_bet_sigma(side_bet_math.INSURANCE, paytable, rules.decks))
+        return _side_bet_theory(side_bet_math.INSURANCE, side_bet_math.INSURANCE_PAYTABLE, rules.decks)
     paytable = (config.get("paytables") or {}).get(bet_type)
     if not paytable:
         return Theory(None, None)
-    return Theory(float(table_rtp.side_bet_rtp(bet_type, paytable, rules.decks)),
-                  _side_bet_sigma(bet_type, paytable, rules.decks))
+    return _side_bet_theory(bet_type, paytable, rules.decks)
+
+
+class _Uncached(Theory):
+    """A provisional figure (the exact one is being computed): never kept in the memo."""
 
 
 def theory_for(*, table_id: int, version: int, bet_type: str) -> Theory:
     """The theoretical RTP and σ of a bet type under one table configuration (from a round that played it);
     configurations never change once played, so the answer is cached."""
-    return _theory_cached(table_id, version, bet_type)
+    theory = _theory_cached(table_id, version, bet_type)
+    if isinstance(theory, _Uncached):
+        _theory_cached.cache_clear()
+    return theory
 
 
 # --- the report ------------------------------------------------------------------------------------------
@@ -244,6 +268,9 @@ class RtpRow:
     theory_weight: int = 0
     sigma_weighted: float = 0.0
     sigma_weight: int = 0
+    low: float = MAIN_RANGE[1]  # the range of the versions played (min of lows, max of highs)
+    high: float = MAIN_RANGE[0]
+    min_bets: int = MIN_BETS
     versions: set[int] = field(default_factory=set)
 
     @property
@@ -276,22 +303,45 @@ class RtpRow:
         return self.sigma * math.sqrt(self.initial_sq) / self.initial
 
     @property
-    def band(self) -> tuple[float, float] | None:
+    def effective_bets(self) -> float:
+        """(Σ stake)² / Σ stake²: the number of equal bets that would be as informative."""
+        return self.initial * self.initial / self.initial_sq if self.initial_sq else 0.0
+
+    @property
+    def enough(self) -> bool:
+        return self.effective_bets >= self.min_bets
+
+    def band_at(self, z: float) -> tuple[float, float] | None:
+        """theoretical ± z standard errors, clamped to what the bets could possibly have returned."""
         if self.theoretical is None or self.standard_error is None:
             return None
-        half = Z_95 * self.standard_error
-        return self.theoretical - half, self.theoretical + half
+        half = z * self.standard_error
+        return max(self.theoretical - half, self.low), min(self.theoretical + half, self.high)
+
+    @property
+    def band(self) -> tuple[float, float] | None:
+        return self.band_at(Z_95)
+
+    @property
+    def band_997(self) -> tuple[float, float] | None:
+        return self.band_at(Z_997)
 
     @property
     def verdict(self) -> str:
-        band, observed = self.band, self.observed
-        if band is None or observed is None:
+        band, wide, observed = self.band, self.band_997, self.observed
+        if band is None or wide is None or observed is None:
             return "no reference"
-        if observed < band[0]:
-            return "below the band"
-        if observed > band[1]:
-            return "above the band"
+        if not self.enough:
+            return "not enough bets to judge yet"
+        if not wide[0] <= observed <= wide[1]:
+            return "outside the 99.7 % band"
+        if not band[0] <= observed <= band[1]:
+            return "outside the 95 % band"
         return "within the band"
+
+    @property
+    def alarm(self) -> bool:
+        return self.verdict == "outside the 99.7 % band"
 
     def add(self, row: dict[str, Any]) -> None:
         for name in ("rounds", "bets", "initial", "staked", "returned", "initial_sq", "net_sq"):
@@ -304,6 +354,8 @@ class RtpRow:
         if theory.sigma is not None:
             self.sigma_weighted += theory.sigma * row["initial"]
             self.sigma_weight += row["initial"]
+        self.low, self.high = min(self.low, theory.low), max(self.high, theory.high)
+        self.min_bets = max(self.min_bets, theory.min_bets)
 
 
 def _bet_type_order(bet_type: str) -> int:
@@ -329,14 +381,19 @@ class SeriesPoint:
     rounds: int
     observed: float | None  # over the whole period up to the end of this bucket
     bucket_observed: float | None
-    low: float | None
+    low: float | None  # the 95 % band so far
     high: float | None
+    bets: float = 0.0  # effective number of bets so far
+    low_997: float | None = None
+    high_997: float | None = None
+    enough: bool = False
+    theoretical: float | None = None
 
 
 def rtp_series(*, table: Table, bet_type: str, currency: str, since: datetime,
                until: datetime) -> tuple[list[SeriesPoint], RtpRow | None]:
-    """Observed RTP over time (cumulative, per hour up to two days, else per day) with its expected band, which
-    narrows as rounds accumulate; and the period's totals."""
+    """Observed RTP over time (cumulative, per hour up to two days, else per UTC day) with its bands, which
+    narrow as bets accumulate; and the period's totals."""
     if until - since <= timedelta(days=2):
         raws = _aggregate(since=since, until=until, table_id=table.pk, bet_type=bet_type, currency=currency,
                           bucket="hour")
@@ -346,24 +403,23 @@ def rtp_series(*, table: Table, bet_type: str, currency: str, since: datetime,
     if not raws:
         return [], None
     total = RtpRow(table=table, bet_type=bet_type, currency=currency)
-    by_bucket: dict[datetime, RtpRow] = {}
+    by_bucket: dict[datetime, list[dict[str, Any]]] = {}
     for raw in raws:
         total.add(raw)
-        by_bucket.setdefault(raw["bucket"], RtpRow(table=table, bet_type=bet_type, currency=currency)).add(raw)
-    sigma = total.sigma
+        by_bucket.setdefault(raw["bucket"], []).append(raw)
     running = RtpRow(table=table, bet_type=bet_type, currency=currency)
     points = []
     for at in sorted(by_bucket):
-        row = by_bucket[at]
-        for name in ("rounds", "bets", "initial", "staked", "returned", "initial_sq", "net_sq", "theory_weighted",
-                     "theory_weight"):
-            setattr(running, name, getattr(running, name) + getattr(row, name))
-        low = high = None
-        if running.theoretical is not None and sigma is not None and running.initial:
-            half = Z_95 * sigma * math.sqrt(running.initial_sq) / running.initial
-            low, high = running.theoretical - half, running.theoretical + half
+        row = RtpRow(table=table, bet_type=bet_type, currency=currency)
+        for raw in by_bucket[at]:
+            row.add(raw)
+            running.add(raw)
+        band, wide = running.band, running.band_997
         points.append(SeriesPoint(at=at, rounds=row.rounds, observed=running.observed,
-                                  bucket_observed=row.observed, low=low, high=high))
+                                  bucket_observed=row.observed, low=band[0] if band else None,
+                                  high=band[1] if band else None, bets=running.effective_bets,
+                                  low_997=wide[0] if wide else None, high_997=wide[1] if wide else None,
+                                  enough=running.enough, theoretical=running.theoretical))
     return points, total
 
 
@@ -429,6 +485,16 @@ def rounds_needing_attention(*, limit: int = 50) -> list[Round]:
     """Rounds the worker gave up settling or refunding; they wait for staff (rounds.services.attention)."""
     return list(Round.objects.filter(attention_at__isnull=False).select_related("table")
                 .order_by("attention_at", "id")[:limit])
+
+
+def rtp_alerts_open() -> list[Any]:
+    """The RTP alerts the beat check keeps open, oldest first, each with its bet type's label."""
+    from backoffice.models import RtpAlert
+
+    alerts = list(RtpAlert.objects.filter(cleared_at__isnull=True).select_related("table").order_by("raised_at"))
+    for alert in alerts:
+        alert.label = BET_TYPES.get(alert.bet_type, alert.bet_type)
+    return alerts
 
 
 def rounds_voided(*, since: datetime, limit: int = 50) -> list[Round]:

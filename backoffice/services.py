@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from backoffice import reports
-from backoffice.models import RtpDaily, RtpDay
+from backoffice.models import RtpAlert, RtpDaily, RtpDay
 from rounds.models import Round, VoidKind
 
 BACKFILL_DAYS = 90
@@ -64,3 +64,37 @@ def rtp_rollups_refresh(*, now: datetime | None = None) -> list[date]:
     for day in due:
         rtp_day_rollup(day=day, now=now)
     return due
+
+
+ALERT_WINDOW = timedelta(days=7)
+
+
+def rtp_alerts_check(*, now: datetime | None = None) -> list[RtpAlert]:
+    """Raise an alert for every table, bet type and currency whose observed RTP over the last seven days lies
+    outside its 99.7 % band (with enough bets to judge), and clear those back inside; one transaction. Returns
+    the alerts open afterwards."""
+    now = now or timezone.now()
+    rows = reports.rtp_report(since=now - ALERT_WINDOW, until=now)
+    with transaction.atomic(durable=True):
+        open_alerts = {(a.table_id, a.bet_type, a.currency): a
+                       for a in RtpAlert.objects.select_for_update().filter(cleared_at__isnull=True)}
+        still = []
+        for row in rows:
+            key = (row.table.pk, row.bet_type, row.currency)
+            alert = open_alerts.pop(key, None)
+            if not row.alarm:
+                if alert is not None:
+                    open_alerts[key] = alert  # cleared below
+                continue
+            band = row.band_997
+            assert band is not None and row.observed is not None
+            if alert is None:
+                alert = RtpAlert.objects.create(table=row.table, bet_type=row.bet_type, currency=row.currency,
+                                                raised_at=now, observed=row.observed, low=band[0], high=band[1],
+                                                bets=row.bets, checked_at=now)
+            else:
+                RtpAlert.objects.filter(pk=alert.pk).update(observed=row.observed, low=band[0], high=band[1],
+                                                            bets=row.bets, checked_at=now)
+            still.append(alert)
+        RtpAlert.objects.filter(pk__in=[a.pk for a in open_alerts.values()]).update(cleared_at=now, checked_at=now)
+    return still

@@ -17,6 +17,7 @@ urlpatterns = [
     path("support/transactions/<int:transaction_id>/", views.transaction_page, name="backoffice_transaction"),
     path("dashboard/", views.dashboard, name="backoffice_dashboard"),
     path("dashboard/rtp/", views.rtp_report, name="backoffice_rtp"),
+    path("dashboard/rtp.csv", views.rtp_report_csv, name="backoffice_rtp_csv"),
     path("staff-activity/", staff_activity.staff_activity, name="staff_activity"),
     path("staff-activity.csv", staff_activity.staff_activity_csv, name="staff_activity_csv"),
 ]

@@ -334,6 +334,7 @@ def dashboard(request):
         "attention": reports.rounds_needing_attention(),
         "voided": reports.rounds_voided(since=since),
         "stranded": reports.stranded_money(now=now),
+        "rtp_alerts": reports.rtp_alerts_open(),
         "rtp_rows": [row for row in rtp_rows if row.bet_type == "main"],
     }
     if request.htmx:
@@ -341,20 +342,14 @@ def dashboard(request):
     return render(request, "backoffice/dashboard.html", context)
 
 
-@require_GET
-@permission_required("view_dashboard")
-def rtp_report(request):
+def _rtp_query(request):
+    """The report's period and table from the query string: (start, end, since, until, table, error)."""
     from datetime import UTC, time, timedelta
 
     from django.utils import timezone
 
-    now = timezone.now()
-    try:
-        start, end = date_param(request.GET.get("from"), "from"), date_param(request.GET.get("to"), "to")
-    except ValueError as error:
-        return render(request, "backoffice/rtp.html", {"error": str(error), "tables": Table.objects.all(),
-                                                        "bet_types": reports.BET_TYPES}, status=400)
-    end = end or now.astimezone(UTC).date()
+    start, end = date_param(request.GET.get("from"), "from"), date_param(request.GET.get("to"), "to")
+    end = end or timezone.now().astimezone(UTC).date()
     start = start or end - timedelta(days=29)
     error = "The period starts after it ends." if start > end else ""
     since = datetime.combine(start, time.min, tzinfo=UTC)
@@ -363,22 +358,85 @@ def rtp_report(request):
     table = Table.objects.filter(code=code).first() if code else None
     if code and table is None:
         raise Http404(f"No table {code}")
+    return start, end, since, until, table, error
+
+
+@require_GET
+@permission_required("view_dashboard")
+def rtp_report(request):
+    from datetime import timedelta
+
+    try:
+        start, end, since, until, table, error = _rtp_query(request)
+    except ValueError as error:
+        return render(request, "backoffice/rtp.html", {"error": str(error), "tables": Table.objects.all(),
+                                                        "bet_types": reports.BET_TYPES}, status=400)
     rows = [] if error else reports.rtp_report(since=since, until=until, table=table)
-    chart_row = None
     bet_type = request.GET.get("bet") or "main"
     currency = request.GET.get("currency") or ""
     if bet_type not in reports.BET_TYPES:
         error = f"Unknown bet type {bet_type!r}."
     candidates = [r for r in rows if r.bet_type == bet_type and (not currency or r.currency == currency)]
-    if candidates:
-        chart_row = max(candidates, key=lambda r: r.rounds)
-    chart = points = None
+    chart_row = max(candidates, key=lambda r: r.rounds) if candidates else None
+    currency = currency or (chart_row.currency if chart_row else "")
+    daily = funnel = None
     if chart_row is not None:
-        points, _total = reports.rtp_series(table=chart_row.table, bet_type=chart_row.bet_type,
-                                           currency=chart_row.currency, since=since, until=until)
-        chart = charts.rtp_chart(points, chart_row.theoretical, hourly=until - since <= timedelta(days=2))
+        shown = [table] if table else sorted({r.table for r in candidates if r.currency == currency},
+                                             key=lambda t: t.code)
+        lines = [(t, reports.rtp_series(table=t, bet_type=bet_type, currency=currency, since=since,
+                                        until=until)[0]) for t in shown]
+        daily = charts.daily_chart(lines, since=since, until=until, hourly=until - since <= timedelta(days=2))
+        funnel = charts.funnel_chart([r for r in candidates if r.currency == currency], lines)
+    query = request.GET.urlencode()
     return render(request, "backoffice/rtp.html", {
         "rows": rows, "start": start, "end": end, "table": table, "tables": Table.objects.order_by("code"),
         "bet_type": bet_type, "bet_types": reports.BET_TYPES, "currency": currency, "chart_row": chart_row,
-        "chart": chart, "points": points, "error": error,
+        "daily": daily, "funnel": funnel, "error": error, "hourly": until - since <= timedelta(days=2),
+        "csv_url": f"{reverse('backoffice_rtp_csv')}?{query}" if query else reverse("backoffice_rtp_csv"),
     }, status=400 if error else 200)
+
+
+RTP_CSV_COLUMNS = ["table", "bet_type", "currency", "rounds", "bets", "effective_bets", "initial_staked",
+                   "total_staked", "total_returned", "observed_rtp", "theoretical_rtp", "band_95_low",
+                   "band_95_high", "band_997_low", "band_997_high", "verdict"]
+
+
+@require_GET
+@permission_required("view_dashboard")
+def rtp_report_csv(request):
+    """The report's rows as shown (same period and table), streamed; amounts in minor units, RTPs as fractions."""
+    import csv
+
+    from django.http import StreamingHttpResponse
+
+    try:
+        _start, _end, since, until, table, error = _rtp_query(request)
+    except ValueError as error:
+        return HttpResponseBadRequest(str(error))
+    if error:
+        return HttpResponseBadRequest(error)
+    rows = reports.rtp_report(since=since, until=until, table=table)
+
+    class Echo:
+        def write(self, value):
+            return value
+
+    writer = csv.writer(Echo())
+
+    def fraction(value):
+        return "" if value is None else f"{value:.6f}"
+
+    def lines():
+        yield writer.writerow(RTP_CSV_COLUMNS)
+        for r in rows:
+            # As the page shows them: no band before there are enough bets to judge.
+            band = r.band if r.band and r.enough else (None, None)
+            wide = r.band_997 if r.band_997 and r.enough else (None, None)
+            yield writer.writerow([r.table.code, r.bet_type, r.currency, r.rounds, r.bets, f"{r.effective_bets:.1f}",
+                                   r.initial, r.staked, r.returned, fraction(r.observed), fraction(r.theoretical),
+                                   fraction(band[0]), fraction(band[1]), fraction(wide[0]), fraction(wide[1]),
+                                   r.verdict])
+
+    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="rtp-report.csv"'
+    return response

@@ -303,4 +303,7 @@ CELERY_BEAT_SCHEDULE = {
     # Yesterday's (and recently reversed days') RTP totals for the dashboard and the RTP report.
     "backoffice-rtp-rollups": {"task": "backoffice.tasks.rtp_rollups_refresh", "schedule": 300.0,
                                "options": {"expires": 300.0}},
+    # The dashboard's RTP alerts: a table outside its 99.7 % band over the last 7 days.
+    "backoffice-rtp-alerts": {"task": "backoffice.tasks.rtp_alerts_check", "schedule": 60.0,
+                              "options": {"expires": 60.0}},
 }

@@ -7,6 +7,7 @@ urlpatterns = [
     path("new/", views.table_new, name="table_new"),
     path("<str:code>/", views.table_detail, name="table_detail"),
     path("<str:code>/edit/", views.table_edit, name="table_edit"),
+    path("<str:code>/edit/preview/", views.table_edit_preview, name="table_edit_preview"),
     path("<str:code>/limits/", views.table_limits, name="table_limits"),
     path("<str:code>/paytables/<str:side_bet>/", views.table_paytable, name="table_paytable"),
     path("<str:code>/state/", views.table_state, name="table_state"),

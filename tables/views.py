@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.permissions import permission_required
 from accounts.staffaudit import origin_from_request
@@ -93,6 +93,32 @@ def table_edit(request, code: str):
         form = TableSettingsForm(initial=TableSettingsForm.initial_for(table.profile, table), profile=table.profile,
                                  table=table)
     return render(request, "tables/edit.html", {"form": form, "table": table})
+
+
+@require_GET
+@permission_required("configure_tables")
+def table_edit_preview(request, code: str):
+    """The RTP of the settings being edited, as a fragment the edit page asks for while the operator types
+    (and polls while the main game's analysis runs on a worker). Nothing is written."""
+    table = _table_or_404(code)
+    form = TableSettingsForm(request.GET, profile=table.profile, table=table)
+    context: dict = {"table": table}
+    if not form.is_valid():
+        context["preview_error"] = "Correct the settings marked above to see what they do to the RTP."
+        return render(request, "tables/_edit_preview.html", context)
+    document = services.table_document(table)
+    values = {**{name: document[name] for name in services.SETTING_FIELDS}, **form.settings()}
+    try:
+        proposed = selectors.document_rules({**document, **services.table_settings_validate(
+            profile=table.profile, values=values)})
+    except TableConfigError as error:
+        context["preview_error"] = error.message
+        return render(request, "tables/_edit_preview.html", context)
+    context.update(rtp_exact.rtp_preview(current=services.table_rules(table), proposed=proposed))
+    labels = {**{value: label for value, label in SideBet.choices}, "insurance": "Insurance"}
+    for row in context["side_bets"]:
+        row["label"] = labels.get(row["bet"], row["bet"])
+    return render(request, "tables/_edit_preview.html", context)
 
 
 def _main_exact(rules) -> dict[str, str]:

@@ -41,6 +41,7 @@ STAFF = expect(support=OK, operator=OK)
 SUPPORT = expect(support=OK)
 OPERATOR = expect(operator=OK)
 POST_ONLY = expect(405, 405, 405, 405, 405)  # the method is refused before anyone is asked who they are
+# (also a GET-only view asked with POST: the same 405, whoever asks)
 
 
 @dataclass
@@ -127,6 +128,7 @@ PAGES = {
     "backoffice_transaction": [("GET", ("pat_transaction",), "", STAFF)],
     "backoffice_dashboard": [("GET", (), "", OPERATOR)],
     "backoffice_rtp": [("GET", (), "", OPERATOR)],
+    "backoffice_rtp_csv": [("GET", (), "", OPERATOR)],
     # a player's own games: another player's game is not found
     "player_games": [("GET", (), "", PLAYERS)],
     "player_games_csv": [("GET", (), "", PLAYERS)],
@@ -151,6 +153,7 @@ PAGES = {
     "table_new": [("GET", (), "", OPERATOR), ("POST", (), "", OPERATOR)],
     "table_detail": [("GET", ("table",), "", STAFF)],
     "table_edit": [("GET", ("table",), "", OPERATOR), ("POST", ("table",), "", OPERATOR)],
+    "table_edit_preview": [("GET", ("table",), "", OPERATOR), ("POST", ("table",), "", POST_ONLY)],
     "table_limits": [("GET", ("table",), "", OPERATOR), ("POST", ("table",), "", OPERATOR)],
     "table_paytable": [("GET", ("table", "hot3"), "", OPERATOR), ("POST", ("table", "hot3"), "", OPERATOR)],
     "table_state": [("GET", ("table",), "", POST_ONLY), ("POST", ("table",), "", OPERATOR)],

@@ -38,6 +38,12 @@ def nothing_wider_than_a_phone(page) -> list:
         .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
 
 
+def smallest_chart_label_px(page) -> float:
+    """The smallest chart label as drawn, in CSS px: its font size in SVG units times the SVG's scale."""
+    return page.evaluate("""() => Math.min(...[...document.querySelectorAll('.chart svg text')]
+        .map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))""")
+
+
 def test_support_looks_up_a_game_number_and_voids_the_round(live_server, page, celery_worker, support, in_play,
                                                            alice):
     from playwright.sync_api import expect
@@ -145,9 +151,9 @@ def test_an_operator_reads_the_dashboard_and_the_rtp_chart(live_server, page, op
 
     page.get_by_role("link", name="RTP report by table and bet type, with the chart").click()
     expect(page.get_by_role("heading", name="Return actually paid")).to_be_visible()
-    chart = page.get_by_role("img", name="Observed RTP of Main game at LB01 over time")
+    chart = page.get_by_role("img", name="Observed RTP of Main game (EUR) over the period, table LB01")
     expect(chart).to_be_visible()
-    expect(page.get_by_text("within the band").first).to_be_visible()
+    expect(page.locator("td.verdict", has_text="not enough bets to judge yet").first).to_be_visible()
     page.screenshot(path=OUTPUT / "backoffice-9-rtp.png", full_page=True)
     page.set_viewport_size(PHONE)
     page.goto(f"{live_server.url}/dashboard/")
@@ -170,3 +176,31 @@ def test_an_operator_reads_the_dashboard_and_the_rtp_chart(live_server, page, op
     expect(grants.get_by_role("cell", name="Loyalty week")).to_be_visible()
     page.screenshot(path=OUTPUT / "backoffice-11-golden-chips-phone.png", full_page=True)
     assert chips(alice) == 15_00 and nothing_wider_than_a_phone(page) == []
+
+
+def test_the_rtp_monitor_reads_at_desktop_and_phone_size_with_legible_chart_labels(live_server, page, operator,
+                                                                                   play, classic_table, alice, bob):
+    from playwright.sync_api import expect
+
+    from tests.factories import RoundTableFactory
+
+    other = RoundTableFactory(profile="classic", code="LB09")
+    for table in (classic_table, other, classic_table):
+        settle_classic(play, table, alice, bob)
+    sign_in(page, live_server, "olivia_operator")
+    for size, name in (({"width": 1280, "height": 800}, "desktop"), (PHONE, "phone")):
+        page.set_viewport_size(size)
+        page.goto(f"{live_server.url}/dashboard/rtp/?bet=main")
+        daily = page.get_by_role("img", name="Observed RTP of Main game (EUR) over the period, one line per table")
+        expect(daily).to_be_visible()
+        expect(page.get_by_role("img", name="Funnel: observed RTP of Main game (EUR) against the number of bets")
+               ).to_be_visible()
+        assert page.locator(".chart svg g.series[data-table]").count() == 4  # two tables, in both charts
+        expect(page.get_by_role("link", name="Download these rows as CSV")).to_be_visible()
+        page.screenshot(path=OUTPUT / f"rtp-monitor-report-{name}.png", full_page=True)
+        assert smallest_chart_label_px(page) >= 11, name
+        page.goto(f"{live_server.url}/dashboard/")
+        expect(page.get_by_role("heading", name="Dashboard", exact=True)).to_be_visible()
+        expect(page.get_by_role("columnheader", name="Band (99.7 %)")).to_be_visible()
+        page.screenshot(path=OUTPUT / f"rtp-monitor-dashboard-{name}.png", full_page=True)
+    assert nothing_wider_than_a_phone(page) == []

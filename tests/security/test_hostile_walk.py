@@ -75,7 +75,7 @@ FIELDS: dict[str, list[str]] = {
     "backoffice_player_chat": ["action", "reason"], "backoffice_player_golden_chips": sorted(
         {"step", *_form(GoldenChipGrantForm), *_form(GoldenChipGrantConfirmForm)}),
     "backoffice_transaction": [], "backoffice_dashboard": ["period"],
-    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "player_games": ["before", "date"],
+    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"], "player_games": ["before", "date"],
     "player_games_csv": [], "player_game": [],
     # players
     "player_settings": _form(SettingsForm), "player_tables": [], "player_table": [], "player_table_join": [],
@@ -84,7 +84,7 @@ FIELDS: dict[str, list[str]] = {
     "round_lookup": ["game_number"], "round_detail": [], "round_replay": [],
     # tables
     "tables_list": [], "table_new": _form(TableSettingsForm), "table_detail": [],
-    "table_edit": _form(TableSettingsForm),
+    "table_edit": _form(TableSettingsForm), "table_edit_preview": _form(TableSettingsForm),
     "table_limits": ["version", "main__EUR__min", "main__EUR__max", "main__EUR__chips"],
     "table_paytable": ["version", "pair", "suited", "mixed"], "table_state": ["state", "version"],
     "table_history": ["before"], "table_strategy": [], "table_rtp_start": _form(RtpRunForm), "table_rtp_run": [],

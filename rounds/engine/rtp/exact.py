@@ -20,6 +20,7 @@ dealer's distribution at the split (the hands' own cards moving it by far less t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -398,7 +399,7 @@ def _weights(up: _UpCard, decisions: _Decisions) -> dict[Stake, np.ndarray]:
     return weights
 
 
-def _solve(rules: RtpRules, tables: Any) -> ExactMainGame:
+def _solve(rules: RtpRules, tables: Any, progress: Callable[[int, int], None] | None = None) -> ExactMainGame:
     started = time.perf_counter()
     shoe = fresh_shoe_counts(rules.decks)
     results = {}
@@ -424,6 +425,8 @@ def _solve(rules: RtpRules, tables: Any) -> ExactMainGame:
             decisions = td.decisions
         totals["td"][0] += p_up * ev
         totals["td"][1] += p_up * m2
+        if progress is not None:
+            progress(up_rank + 1, RANKS)
     for mode, (ev, m2) in totals.items():
         results[mode] = StrategyResult(rtp=float(1.0 + ev), variance=float(m2 - ev * ev))
     return ExactMainGame(
@@ -452,6 +455,13 @@ def _exact_cached(rules: RtpRules) -> ExactMainGame:
     return _solve(rules, strategy_tables(rules))
 
 
-def exact_main_game(rules: Rules | RtpRules) -> ExactMainGame:
-    """The exact first-hand return of a configuration (memoised per configuration in this process)."""
-    return _exact_cached(rtp_rules_from_engine(rules))
+def exact_main_game(rules: Rules | RtpRules,
+                    progress: Callable[[int, int], None] | None = None) -> ExactMainGame:
+    """The exact first-hand return of a configuration (memoised per configuration in this process); `progress`
+    hears (up cards done, of) as the analysis goes, for a page that shows how far it is."""
+    if progress is None:
+        return _exact_cached(rtp_rules_from_engine(rules))
+    from .strategy import strategy_tables
+
+    rtp_rules = rtp_rules_from_engine(rules)
+    return _solve(rtp_rules, strategy_tables(rtp_rules), progress)
