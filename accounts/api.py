@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 from accounts import selectors, services
 from accounts.models import ApiToken
 from accounts.permissions import has_role_permission, missing_permission_message
+from casino.api_fields import JsonStringField
 
 
 class PLAYER(BasePermission):
@@ -27,7 +28,7 @@ class ApiTokenSerializer(serializers.ModelSerializer):
 
 
 class ApiTokenCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=100, help_text="Which client or device the key is for.")
+    name = JsonStringField(max_length=100, help_text="Which client or device the key is for.")
 
 
 class ApiTokenCreatedSerializer(ApiTokenSerializer):

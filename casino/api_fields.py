@@ -16,3 +16,12 @@ class JsonIntegerField(serializers.IntegerField):
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class JsonStringField(serializers.CharField):
+    """DRF's CharField also takes 0 or 12.5 and stores "0": the schema says string, so only a string is taken."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)

@@ -140,8 +140,12 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en"
+# Player pages speak the player's language (English or Swedish; players.language picks it per request); the back
+# office stays in English. Translations are in locale/ (the .mo files are committed: see docs/operations.md).
+LANGUAGES = [("en", "English"), ("sv", "Svenska")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
-USE_I18N = False
+USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
