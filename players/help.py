@@ -86,7 +86,8 @@ class Section:
         return {"key": self.key, "heading": self.heading, "paragraphs": self.paragraphs}
 
 
-def _sections(document: dict[str, Any], *, main_rtp: float, insurance: Any, language: str) -> list[Section]:
+def _sections(document: dict[str, Any], *, main_rtp: float, insurance: Any, beats_blackjack: bool,
+              language: str) -> list[Section]:
     decks, seats = document["decks"], document["seats"]
     profile, dealing = document["profile"], document["dealing"]
     free_bet = profile in (Profile.FREE_BET, Profile.FREE_BET_SEATED)
@@ -148,8 +149,14 @@ def _sections(document: dict[str, Any], *, main_rtp: float, insurance: Any, lang
     decide.paragraphs.append(_("You may double after a split.") if document["double_after_split"]
                              else _("You may not double after a split."))
     if document["charlie_cards"]:
-        decide.paragraphs.append(_("Charlie: a hand of %(cards)s cards that has not gone over 21 wins 1 to 1 at "
-                                   "once.") % {"cards": number_in(document["charlie_cards"], language=language)})
+        cards = {"cards": number_in(document["charlie_cards"], language=language)}
+        if beats_blackjack:
+            decide.paragraphs.append(_("Charlie: a hand of %(cards)s cards that has not gone over 21 wins 1 to 1 "
+                                       "at once, even against a dealer 22 or a dealer blackjack found at the "
+                                       "end.") % cards)
+        else:
+            decide.paragraphs.append(_("Charlie: a hand of %(cards)s cards that has not gone over 21 wins 1 to 1, "
+                                       "except against a dealer blackjack.") % cards)
     sections.append(decide)
 
     features = Section("features", _("At this table"))
@@ -216,7 +223,8 @@ def table_help(*, table: Table, language: str) -> dict[str, Any]:
                 "rtp": float(row.rtp), "rtp_text": percent_in(row.rtp, language=language),
                 "lines": [{"line": line, "name": names[line]() if line in names else line, "pays": pays,
                            "pays_text": _("%(pays)s to 1") % {"pays": number_in(pays, language=language)}}
-                          for line, pays in row.paytable.paytable.items()],
+                          for line, pays in sorted(row.paytable.paytable.items(), key=lambda item: (
+                              list(names).index(item[0]) if item[0] in names else len(names), item[0]))],
             })
         limits = []
         offered = set(table_selectors.table_bet_types(table))
@@ -227,7 +235,8 @@ def table_help(*, table: Table, language: str) -> dict[str, Any]:
                            "min": limit.min, "max": limit.max,
                            "min_text": money_in(limit.min, limit.currency, language=language),
                            "max_text": money_in(limit.max, limit.currency, language=language)})
-        sections = _sections(document, main_rtp=main_rtp, insurance=insurance, language=language)
+        sections = _sections(document, main_rtp=main_rtp, insurance=insurance, language=language,
+                             beats_blackjack=rules.charlie_beats_dealer_blackjack)
         return {
             "table": table.code, "name": table.name, "language": language,
             "game": game_name(document["profile"]), "profile": document["profile"],

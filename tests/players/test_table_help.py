@@ -126,3 +126,16 @@ def test_the_swedish_catalog_is_complete_and_compiled():
         else:
             assert message.string, message.id
             assert compiled.gettext(message.id) == message.string, message.id
+
+
+def test_a_free_bet_table_explains_its_free_bets_timeout_and_charlie(client_for, player, free_bet_table):
+    free_bet_table.refresh_from_db()
+    text = text_of(client_for(player).get(reverse("player_table_help", args=[free_bet_table.code]) + "?lang=en"))
+    assert "Any number of players share one hand's first two cards" in text
+    assert "Free Double:" in text and "Free Split:" in text and "A dealer total of 22 pushes" in text
+    assert "hits on a total of 11 or less and stands above 11" in text  # the free bet timeout rule
+    assert f"a hand of {free_bet_table.charlie_cards} cards" in text and "even against a dealer 22" in text
+    assert "You may not double after a split." in text
+    # Paytables best line first, as players read them.
+    hot3 = text[text.index("Hot 3 scores"):]
+    assert hot3.index("Three sevens") < hot3.index("21 in one suit") < hot3.index("Total of 19")
