@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from accounts.roles import PERMISSIONS
 
@@ -101,3 +102,90 @@ class PasswordChangeDemand(models.Model):
 
     def __str__(self) -> str:
         return f"password change for user {self.user_id} ({'met' if self.met_at else 'open'})"
+
+
+class StaffActionKind(models.TextChoices):
+    TABLE_CREATED = "table_created", "Table created"
+    TABLE_CONFIGURED = "table_configured", "Table configuration changed"
+    TABLE_OPENED = "table_opened", "Table opened"
+    TABLE_PAUSED = "table_paused", "Table paused"
+    TABLE_RESUMED = "table_resumed", "Table resumed"
+    TABLE_CLOSED = "table_closed", "Table closed"
+    RTP_SIMULATION_STARTED = "rtp_simulation_started", "RTP simulation started"
+    ROUND_VOIDED = "round_voided", "Round voided"
+    ROUND_REVERSED = "round_reversed", "Round reversed"
+    ROUND_RETRIED = "round_retried", "Round retried after staff attention"
+    GOLDEN_CHIPS_GRANTED = "golden_chips_granted", "Golden Chips granted"
+    CHAT_DISABLED = "chat_disabled", "Chat disabled"
+    CHAT_ENABLED = "chat_enabled", "Chat enabled"
+    PLAYER_NOTE_ADDED = "player_note_added", "Note on a player"
+    PASSWORD_RESET = "password_reset", "Password reset"
+    WORKER_PROBED = "worker_probed", "Worker health probe"
+
+
+class StaffObjectKind(models.TextChoices):
+    NONE = "", "nothing"
+    TABLE = "table", "table"
+    ROUND = "round", "round"
+    PLAYER = "player", "player"
+    USER = "user", "user"
+
+
+class StaffActionQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise TypeError("the staff-activity record is append-only: rows cannot be updated")
+
+    def delete(self):
+        raise TypeError("the staff-activity record is append-only: rows cannot be deleted")
+
+
+class StaffAction(models.Model):
+    """One action of a person on staff: who, when, what, on which object, from where and why.
+
+    Written by accounts.staffaudit in the transaction of the action itself; never updated or deleted (the
+    queryset and the model refuse, and on PostgreSQL a trigger refuses raw SQL too, migration 0005).
+    """
+
+    at = models.DateTimeField(default=timezone.now)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    # The role when acting: a later change of role does not rewrite what the person was allowed to do then.
+    actor_role = models.CharField(max_length=20, blank=True)
+    action = models.CharField(max_length=40, choices=StaffActionKind.choices)
+    object_kind = models.CharField(max_length=10, choices=StaffObjectKind.choices, blank=True)
+    # A table code, a game number or a user id: what the object is called where it lives.
+    object_ref = models.CharField(max_length=64, blank=True)
+    # A player's user name as it was then; the table code or game number again for tables and rounds.
+    object_label = models.CharField(max_length=150, blank=True)
+    reason = models.TextField(blank=True)
+    # Empty when the action came from no web request (a shell, a management command).
+    address = models.GenericIPAddressField(null=True, blank=True)
+    user_agent = models.CharField(max_length=512, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    objects = StaffActionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["actor", "-id"], name="staffaction_actor"),
+            models.Index(fields=["action", "-id"], name="staffaction_action"),
+            models.Index(fields=["object_kind", "object_ref", "-id"], name="staffaction_object"),
+            models.Index(fields=["at"], name="staffaction_at"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(action__in=StaffActionKind.values),
+                                   name="staffaction_action_known"),
+            models.CheckConstraint(condition=models.Q(object_kind__in=StaffObjectKind.values),
+                                   name="staffaction_object_kind_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.actor_id} {self.action} {self.object_ref}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("the staff-activity record is append-only: rows cannot be updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("the staff-activity record is append-only: rows cannot be deleted")

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import PasswordChangeForm
+from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
@@ -11,6 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts import selectors, services
 from accounts.middleware import PASSWORD_CHANGE_KEY
 from accounts.permissions import has_role_permission, permission_required
+from accounts.staffaudit import origin_from_request
 
 
 @login_required
@@ -34,7 +36,13 @@ def password_change(request):
 @permission_required("lookup_players")
 def player_password_reset(request, user_id: int):
     player = get_object_or_404(get_user_model(), pk=user_id)
-    temporary = services.password_reset_temporary(actor=request.user, player=player)
+    try:
+        temporary = services.password_reset_temporary(actor=request.user, player=player,
+                                                      reason=request.POST.get("reason", ""),
+                                                      origin=origin_from_request(request))
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("backoffice_player", user_id=player.pk)
     return render(request, "accounts/password_reset_done.html", {"player": player, "temporary": temporary,
                                                                  "demanded": selectors.password_change_demanded(
                                                                      user=player)})

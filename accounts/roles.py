@@ -13,11 +13,13 @@ PERMISSIONS = {
     "lookup_players": "look up players, game numbers and transactions",
     "void_rounds": "void a round",
     "grant_golden_chips": "grant Golden Chips to a player",
+    "view_staff_activity": "read the record of every staff action",
     "play": "play and hold a wallet",
 }
 
 ROLE_PERMISSIONS = {
-    OPERATOR: ("configure_tables", "view_dashboard", "view_backoffice", "void_rounds", "grant_golden_chips"),
+    OPERATOR: ("configure_tables", "view_dashboard", "view_backoffice", "void_rounds", "grant_golden_chips",
+               "view_staff_activity"),
     SUPPORT: ("view_backoffice", "lookup_players", "void_rounds"),
     PLAYER: ("play",),
 }

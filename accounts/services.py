@@ -12,9 +12,18 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts import roles
 from accounts.client import client_ip, client_user_agent
-from accounts.models import ApiToken, BackOffice, LoginRecord, PasswordChangeDemand, WorkerHeartbeat
+from accounts.models import (
+    ApiToken,
+    BackOffice,
+    LoginRecord,
+    PasswordChangeDemand,
+    StaffActionKind,
+    WorkerHeartbeat,
+)
 from accounts.permissions import has_role_permission, is_staff_user, require_permission
+from accounts.staffaudit import Origin, password_reset_record, staff_action_record
 from accounts.tokens import api_token_digest, api_token_new_key
+from casino.queue import task_queue
 
 
 def roles_sync() -> None:
@@ -36,12 +45,12 @@ def user_create(*, username: str, password: str, role: str, email: str = "", fir
     return user
 
 
-def worker_heartbeat_request(*, user) -> WorkerHeartbeat:
-    from accounts.tasks import worker_heartbeat_answer
-
+def worker_heartbeat_request(*, user, origin: Origin | None = None) -> WorkerHeartbeat:
     with transaction.atomic(durable=True):
         probe = WorkerHeartbeat.objects.create(requested_by=user)
-        transaction.on_commit(lambda: worker_heartbeat_answer.delay(probe.pk))
+        staff_action_record(actor=user, action=StaffActionKind.WORKER_PROBED, origin=origin, at=probe.requested_at,
+                            details={"probe": probe.pk})
+        task_queue(name="accounts.tasks.worker_heartbeat_answer", args=(probe.pk,))
     return probe
 
 
@@ -168,10 +177,14 @@ def password_change(*, user, password: str) -> None:
         PasswordChangeDemand.objects.filter(user=user, met_at__isnull=True).update(met_at=timezone.now())
 
 
-def password_reset_temporary(*, actor, player) -> str:
+def password_reset_temporary(*, actor, player, reason: str, origin: Origin | None = None) -> str:
     """Support sets a random temporary password for a player who lost theirs (given to the player once, after
-    checking who they are); the player must choose their own at their next login. Their sessions end."""
+    checking who they are); the player must choose their own at their next login. Their sessions end. The reason
+    (how the caller was identified) goes to the staff-activity record."""
     require_permission(actor, "lookup_players")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError("Say why the password is reset (how the caller was identified).")
     if is_staff_user(player):
         raise PermissionDenied("A staff password is not reset from the support page.")
     temporary = "-".join(secrets.token_hex(3) for _ in range(3))
@@ -180,4 +193,5 @@ def password_reset_temporary(*, actor, player) -> str:
         player.save(update_fields=["password"])
         PasswordChangeDemand.objects.filter(user=player, met_at__isnull=True).update(met_at=timezone.now())
         PasswordChangeDemand.objects.create(user=player, demanded_by=actor)
+        password_reset_record(actor=actor, user=player, origin=origin, reason=reason)
     return temporary

@@ -6,6 +6,7 @@ from django.views.decorators.http import require_POST
 from accounts import selectors, services
 from accounts.models import WorkerHeartbeat
 from accounts.permissions import permission_required
+from accounts.staffaudit import origin_from_request
 
 
 @login_required
@@ -30,7 +31,7 @@ def worker_health(request):
 @require_POST
 @permission_required("view_dashboard")
 def worker_health_probe(request):
-    probe = services.worker_heartbeat_request(user=request.user)
+    probe = services.worker_heartbeat_request(user=request.user, origin=origin_from_request(request))
     if request.htmx:
         return render(request, "accounts/_heartbeat.html", {"probe": probe})
     return redirect("worker_health")

@@ -425,6 +425,12 @@ def stranded_money(*, now: datetime) -> list[Discrepancy]:
     return sorted(found, key=lambda d: (d.since is None, d.since or now, d.message))
 
 
+def rounds_needing_attention(*, limit: int = 50) -> list[Round]:
+    """Rounds the worker gave up settling or refunding; they wait for staff (rounds.services.attention)."""
+    return list(Round.objects.filter(attention_at__isnull=False).select_related("table")
+                .order_by("attention_at", "id")[:limit])
+
+
 def rounds_voided(*, since: datetime, limit: int = 50) -> list[Round]:
     return list(Round.objects.filter(state=RoundState.VOIDED, voided_at__gte=since)
                 .select_related("table", "voided_by").order_by("-voided_at", "-id")[:limit])

@@ -1,11 +1,12 @@
 from django.urls import path
 
-from backoffice import views
+from backoffice import staff_activity, views
 
 urlpatterns = [
     path("search/", views.search, name="backoffice_search"),
     path("support/rounds/<str:game_number>/", views.round_page, name="backoffice_round"),
     path("support/rounds/<str:game_number>/void/", views.round_void, name="backoffice_round_void"),
+    path("support/rounds/<str:game_number>/retry/", views.round_attention_retry, name="backoffice_round_retry"),
     path("support/rounds/<str:game_number>/void/progress/", views.round_void_progress,
          name="backoffice_round_void_progress"),
     path("support/players/<int:user_id>/", views.player_page, name="backoffice_player"),
@@ -16,7 +17,6 @@ urlpatterns = [
     path("support/transactions/<int:transaction_id>/", views.transaction_page, name="backoffice_transaction"),
     path("dashboard/", views.dashboard, name="backoffice_dashboard"),
     path("dashboard/rtp/", views.rtp_report, name="backoffice_rtp"),
-    path("me/games/", views.my_games, name="player_games"),
-    path("me/games.csv", views.my_games_csv, name="player_games_csv"),
-    path("me/games/<str:game_number>/", views.my_game, name="player_game"),
+    path("staff-activity/", staff_activity.staff_activity, name="staff_activity"),
+    path("staff-activity.csv", staff_activity.staff_activity_csv, name="staff_activity_csv"),
 ]

@@ -1,15 +1,14 @@
-"""The back office pages: support's search, round, player and transaction pages; the operator's dashboard and
-RTP report; a player's game history. One view renders a page or, for htmx, the fragment it asks for; every link
+"""The back office pages, for staff only: support's search, round, player and transaction pages; the operator's
+dashboard and RTP report (a player's own pages are players'). One view renders a page or, for htmx, the fragment it asks for; every link
 keeps a real href, so each page works without JavaScript too."""
 
 from __future__ import annotations
 
-import csv
 import uuid
 from datetime import datetime
 
 from django.contrib import messages
-from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -17,14 +16,19 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts import selectors as account_selectors
 from accounts.permissions import has_role_permission, permission_required
+from accounts.staffaudit import origin_from_request
 from backoffice import charts, reports, selectors
+from casino.idempotency import IdempotencyConflict
+from casino.query_params import cursor_param, date_param
 from players import selectors as player_selectors
 from players import services as player_services
 from players.errors import PlayerRequestError
 from players.forms import ChatForm, NoteForm
+from rounds import game_history
 from rounds import services as round_services
 from rounds.errors import RoundError
 from rounds.models import RoundState
+from rounds.round_page import round_cards, round_spots_page
 from tables.models import Table
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
@@ -34,16 +38,6 @@ from wallet.forms import GoldenChipGrantForm
 from wallet.keys import client_key
 
 PLAYER_PAGE_ROWS = 10
-
-
-def _cursor(request, name: str) -> int | None:
-    """A keyset cursor from the query string; a malformed one is bad input (400), never a 500."""
-    raw = request.GET.get(name)
-    if raw is None or raw == "":
-        return None
-    if not raw.isdigit() or len(raw) > 18:
-        raise ValueError(f"The '{name}' cursor must be a whole number.")
-    return int(raw)
 
 
 def _bad(message: str):
@@ -87,14 +81,14 @@ def _void_context(request, round, **extra):
 def round_page(request, game_number: str):
     round = _round_or_404(game_number)
     try:
-        spots_after = _cursor(request, "spots_after")
-        events_after = _cursor(request, "events_after")
+        spots_after = cursor_param(request, "spots_after")
+        events_after = cursor_param(request, "events_after")
     except ValueError as error:
         return _bad(str(error))
     base = reverse("backoffice_round", args=[round.game_number])
     if request.htmx and spots_after is not None:
-        spots, next_spots = selectors.round_spots_page(round=round, after=spots_after)
-        return render(request, "backoffice/_round_spots.html", {
+        spots, next_spots = round_spots_page(round=round, after=spots_after)
+        return render(request, "rounds/_round_spots.html", {
             "round": round, "spots": spots, "staff": True,
             "more_spots_url": f"{base}?{urlencode({'spots_after': next_spots})}" if next_spots else None})
     if request.htmx and events_after is not None:
@@ -102,11 +96,11 @@ def round_page(request, game_number: str):
         return render(request, "backoffice/_round_events.html", {
             "events": events,
             "more_events_url": f"{base}?{urlencode({'events_after': next_events})}" if next_events else None})
-    spots, next_spots = selectors.round_spots_page(round=round, after=spots_after)
+    spots, next_spots = round_spots_page(round=round, after=spots_after)
     events, next_events = selectors.round_events_page(round=round, after=events_after)
     return render(request, "backoffice/round.html", _void_context(request, round) | {
         "config": selectors.round_config_summary(round),
-        "cards": selectors.round_cards(round),
+        "cards": round_cards(round),
         "spots": spots, "staff": True,
         "more_spots_url": f"{base}?{urlencode({'spots_after': next_spots})}" if next_spots else None,
         "events": events,
@@ -140,9 +134,11 @@ def round_void(request, game_number: str):
             status=409)
     try:
         if round.state == RoundState.SETTLED:
-            round_services.round_reverse(round_id=round.pk, actor=request.user, reason=reason)
+            round_services.round_reverse(round_id=round.pk, actor=request.user, reason=reason,
+                                         origin=origin_from_request(request))
         else:
-            round_services.round_void(round_id=round.pk, actor=request.user, reason=reason)
+            round_services.round_void(round_id=round.pk, actor=request.user, reason=reason,
+                                      origin=origin_from_request(request))
     except RoundError as error:
         return render(request, template, _void_context(request, round, error=error.message),
                       status=error.http_status)
@@ -151,6 +147,23 @@ def round_void(request, game_number: str):
         return render(request, "backoffice/_void.html", _void_context(request, round))
     messages.success(request, f"Round {round.game_number} voided; the stakes are being refunded.")
     return redirect("backoffice_round", game_number=round.game_number)
+
+
+@require_POST
+@permission_required("void_rounds")
+def round_attention_retry(request, game_number: str):
+    """Staff fixed what stopped the worker: retry the round's settlement (or refunds), with a reason."""
+    round = _round_or_404(game_number)
+    reason = request.POST.get("reason", "").strip()
+    try:
+        round_services.round_attention_retry(round_id=round.pk, actor=request.user, reason=reason,
+                                             origin=origin_from_request(request))
+    except RoundError as error:
+        messages.error(request, error.message)
+        return redirect("backoffice_round", round.game_number)
+    messages.success(request, f"Round {round.game_number} is queued again for the worker; this page shows the "
+                     "outcome in a few seconds.")
+    return redirect("backoffice_round", round.game_number)
 
 
 @require_GET
@@ -177,17 +190,17 @@ def _player_or_404(user_id: int):
 def player_page(request, user_id: int):
     player = _player_or_404(user_id)
     try:
-        games_before = _cursor(request, "games_before")
+        games_before = cursor_param(request, "games_before")
     except ValueError as error:
         return _bad(str(error))
     base = reverse("backoffice_player", args=[player.pk])
-    games = selectors.player_game_history(player=player, before=games_before, limit=PLAYER_PAGE_ROWS)
+    games = game_history.player_game_history(player=player, before=games_before, limit=PLAYER_PAGE_ROWS)
     games_context = {
         "games": games, "staff": True,
         "older_games_url": f"{base}?{urlencode({'games_before': games.next_before})}" if games.next_before else None,
     }
     if request.htmx and games_before is not None:
-        return render(request, "backoffice/_game_rows.html", games_context)
+        return render(request, "players/_game_rows.html", games_context)
     accounts = wallet_selectors.player_accounts(player=player)
     histories = [(account, wallet_selectors.account_history(account=account, limit=PLAYER_PAGE_ROWS))
                  for account in accounts]
@@ -216,7 +229,8 @@ def player_note(request, user_id: int):
     form = NoteForm(request.POST)
     if form.is_valid():
         try:
-            player_services.player_note_add(player=player, author=request.user, body=form.cleaned_data["body"])
+            player_services.player_note_add(player=player, author=request.user, body=form.cleaned_data["body"],
+                                            origin=origin_from_request(request))
         except PlayerRequestError as error:
             messages.error(request, error.message)
         else:
@@ -237,10 +251,12 @@ def player_chat(request, user_id: int):
         data = form.cleaned_data
         try:
             if data["action"] == "disable":
-                player_services.player_chat_disable(player=player, staff=request.user, reason=data["reason"])
+                player_services.player_chat_disable(player=player, staff=request.user, reason=data["reason"],
+                                                    origin=origin_from_request(request))
                 messages.success(request, f"Chat disabled for {player.get_username()}.")
             else:
-                player_services.player_chat_enable(player=player, staff=request.user, reason=data["reason"])
+                player_services.player_chat_enable(player=player, staff=request.user, reason=data["reason"],
+                                                   origin=origin_from_request(request))
                 messages.success(request, f"Chat enabled for {player.get_username()}.")
         except PlayerRequestError as error:
             messages.error(request, error.message)
@@ -261,8 +277,9 @@ def player_golden_chips(request, user_id: int):
             wallet_services.golden_chips_grant(
                 player=player, currency=data["currency"], amount=data["amount_minor"], staff=request.user,
                 reason=data["reason"], idempotency_key=client_key(
-                    user=request.user, operation="golden_chips_grant", key=data["idempotency_key"]))
-        except WalletError as error:
+                    user=request.user, operation="golden_chips_grant", key=data["idempotency_key"]),
+                origin=origin_from_request(request))
+        except (WalletError, IdempotencyConflict) as error:
             messages.error(request, f"Nothing was granted: {error.message}")
         else:
             messages.success(request, f"{money_format(data['amount_minor'], data['currency'])} in Golden Chips "
@@ -292,6 +309,7 @@ def dashboard(request):
         "last_hour": reports.rounds_last_hour(now=now),
         "money": reports.money_by_table(rows=rtp_rows),
         "waiting": reports.rounds_waiting_settlement(now=now),
+        "attention": reports.rounds_needing_attention(),
         "voided": reports.rounds_voided(since=since),
         "stranded": reports.stranded_money(now=now),
         "rtp_rows": [row for row in rtp_rows if row.bet_type == "main"],
@@ -299,15 +317,6 @@ def dashboard(request):
     if request.htmx:
         return render(request, "backoffice/_dashboard.html", context)
     return render(request, "backoffice/dashboard.html", context)
-
-
-def _date(raw: str | None):
-    if not raw:
-        return None
-    try:
-        return datetime.strptime(raw, "%Y-%m-%d").date()
-    except ValueError:
-        raise ValueError(f"{raw!r} is not a date (YYYY-MM-DD).") from None
 
 
 @require_GET
@@ -319,7 +328,7 @@ def rtp_report(request):
 
     now = timezone.now()
     try:
-        start, end = _date(request.GET.get("from")), _date(request.GET.get("to"))
+        start, end = date_param(request.GET.get("from"), "from"), date_param(request.GET.get("to"), "to")
     except ValueError as error:
         return render(request, "backoffice/rtp.html", {"error": str(error), "tables": Table.objects.all(),
                                                         "bet_types": reports.BET_TYPES}, status=400)
@@ -351,77 +360,3 @@ def rtp_report(request):
         "bet_type": bet_type, "bet_types": reports.BET_TYPES, "currency": currency, "chart_row": chart_row,
         "chart": chart, "points": points, "error": error,
     }, status=400 if error else 200)
-
-
-# --- players -------------------------------------------------------------------------------------------------
-
-@require_GET
-@permission_required("play")
-def my_games(request):
-    try:
-        before = _cursor(request, "before")
-        day = _date(request.GET.get("date"))
-    except ValueError as error:
-        return _bad(str(error))
-    if day is not None and before is None:
-        before = selectors.game_history_cursor_for_day(day=day)
-    page = selectors.player_game_history(player=request.user, before=before)
-    base = reverse("player_games")
-    context = {
-        "games": page, "staff": False, "first_page": before is None, "date": day,
-        "older_games_url": f"{base}?{urlencode({'before': page.next_before})}" if page.next_before else None,
-    }
-    if request.htmx and request.GET.get("before"):
-        return render(request, "backoffice/_game_rows.html", context)
-    return render(request, "backoffice/my_games.html", context)
-
-
-@require_GET
-@permission_required("play")
-def my_games_csv(request):
-    player = request.user
-
-    class Echo:
-        def write(self, value):
-            return value
-
-    writer = csv.writer(Echo())
-
-    def money(amounts: dict[str, int] | None) -> str:
-        if amounts is None:
-            return ""
-        return "; ".join(money_format(v, c, grouping=False) for c, v in sorted(amounts.items()))
-
-    def rows():
-        yield writer.writerow(["game number", "started (UTC)", "table", "game", "bets", "staked", "returned",
-                               "result", "net", "state"])
-        for row in selectors.player_game_history_iter(player=player):
-            r = row.round
-            yield writer.writerow([
-                r.game_number, r.opened_at.isoformat(), r.table.code, r.config.get("name", ""),
-                "; ".join(f"{label} {money_format(amount, currency, grouping=False)}"
-                          for label, currency, amount in row.bets),
-                money(row.staked), money(row.returned), row.result, money(row.net), r.get_state_display(),
-            ])
-
-    response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="game-history-{player.pk}.csv"'
-    return response
-
-
-@require_GET
-@permission_required("play")
-def my_game(request, game_number: str):
-    round = selectors.player_round(player=request.user, game_number=game_number)
-    if round is None:
-        raise Http404("No such game of yours")
-    seats = selectors.player_seats(player=request.user, round=round)
-    cards = selectors.round_cards(round, seats=seats)
-    hidden = selectors.hole_card_hidden(round)
-    if hidden and len(cards["dealer"]) >= 2:
-        cards["dealer"] = [cards["dealer"][0], "??", *cards["dealer"][2:]]
-        cards["dealer_total"] = ""
-        cards["order"] = [c for c in cards["order"] if not (c["target"] == "dealer" and c["sequence"] == 2)]
-    spots, _more = selectors.round_spots_page(round=round, player=request.user, limit=100)
-    return render(request, "backoffice/my_game.html", {"round": round, "cards": cards, "spots": spots,
-                                                       "staff": False, "hidden": hidden})

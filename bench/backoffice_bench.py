@@ -407,7 +407,7 @@ def measure(*, calls: int, real: dict) -> list[tuple[str, dict, bool]]:
     from django.test import Client
 
     from accounts.sign_in import client_sign_in
-    from backoffice import selectors as backoffice
+    from rounds import game_history
     from rounds.models import Round
     from rounds.selectors import round_by_game_number
     from wallet import selectors as wallet
@@ -454,9 +454,9 @@ def measure(*, calls: int, real: dict) -> list[tuple[str, dict, bool]]:
         ("Account history page `GET /wallet/` as the heavy player",
          _timed(http(player, 200), ["/wallet/"] * calls), True),
         ("Game history, first page (`player_game_history`), random players",
-         _timed(lambda u: backoffice.player_game_history(player=u), typical), True),
+         _timed(lambda u: game_history.player_game_history(player=u), typical), True),
         (f"Game history, first page, the heavy player (`player_game_history`, {heavy.round_spots.count():,} rounds)",
-         _timed(lambda u: backoffice.player_game_history(player=u), [heavy] * calls), True),
+         _timed(lambda u: game_history.player_game_history(player=u), [heavy] * calls), True),
         ("Game history page `GET /me/games/` as the heavy player",
          _timed(http(player, 200), ["/me/games/"] * calls), True),
         ("Support's player page `GET /support/players/<id>/` (balances, both histories, notes...), heavy player",

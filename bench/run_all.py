@@ -28,6 +28,7 @@ REPORT = ROOT / "docs" / "benchmarks.md"
 BENCHES = [
     ("Rules engine: common-draw settlement", "engine_settle.py", [], ["--players", "20000", "--rounds", "3"]),
     ("RTP simulation (numba)", "rtp_simulation.py", [], ["--hands", "2000000"]),
+    ("RTP: exact analysis of the first hand", "rtp_exact.py", [], ["--profiles", "free_bet"]),
     ("Wallet: bet holds and batch resolution", "wallet_bench.py", [], ["--quick"]),
     ("Settlement of a 10,000-player common-draw round by a real worker", "settle_bench.py", [], ["--quick"]),
     ("Bet placement through the HTTP API (gunicorn, 50 clients)", "http_bench.py", [], ["--quick"]),

@@ -1,14 +1,21 @@
 """Every API error is one JSON body, {"code", "message"} (and "fields" for invalid input), from every app and from
 Django itself under /api/; bad input is never a 500."""
 
+import logging
+
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import OperationalError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from casino.retry import is_contention, is_transient, sqlstate
+from casino.untrusted import InputError
+
+logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
 # How long a client should wait before it retries after a 503 (a lock wait or a restart, seconds).
@@ -26,6 +33,21 @@ class DomainError(Exception):
         self.message = message
         if code:
             self.code = code
+
+
+def _database_busy(exc) -> Response | None:
+    """A collision that outlasted the view's retries is a 409, a database that is away a 503: both JSON, both
+    with nothing changed (the transaction rolled back), never a bare 500."""
+    if not isinstance(exc, OperationalError | InterfaceError) or not is_transient(exc):
+        return None
+    logger.warning("API request failed on a transient database error (%s): %s", sqlstate(exc), exc)
+    if is_contention(exc):
+        return Response({"code": "busy", "message": "Other requests on the same round or account were being "
+                         "handled at the same moment and this one could not be ordered with them; nothing was "
+                         "changed. Send it again (with the same Idempotency-Key)."}, status=status.HTTP_409_CONFLICT)
+    return Response({"code": "unavailable", "message": "The database is not answering just now; nothing was "
+                     "changed. Try again in a few seconds (with the same Idempotency-Key)."},
+                    status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "5"})
 
 
 class ServiceUnavailable(exceptions.APIException):
@@ -56,6 +78,12 @@ def _unavailable(exc) -> bool:
 
 
 def exception_handler(exc, context):
+    busy = _database_busy(exc)
+    if busy is not None:
+        return busy
+
+    if isinstance(exc, InputError):
+        return Response({"code": "invalid_input", "message": exc.message}, status=400)
     if isinstance(exc, DomainError):
         return Response(error_body(exc.code, exc.message), status=exc.http_status)
     if isinstance(exc, ValidationError):

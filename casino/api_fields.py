@@ -19,7 +19,7 @@ class JsonIntegerField(serializers.IntegerField):
 
 
 class JsonStringField(serializers.CharField):
-    """DRF's CharField also takes 0 or 12.5 and stores "0": the schema says string, so only a string is taken."""
+    """DRF's CharField turns 0 or true into "0" and "True"; a string field takes strings only."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):

@@ -26,7 +26,9 @@ ERROR_DESCRIPTIONS = {
 
 class AutoSchema(SpectacularAutoSchema):
     def _error_codes(self, declared: set[int]) -> set[int]:
-        codes = {code for code in declared if code >= 400} | {401, 403, 503}
+        # 400 for every operation: casino.request_guard refuses a control character in any path, query or header
+        # before a view runs.
+        codes = {code for code in declared if code >= 400} | {400, 401, 403, 503}
         paginator = getattr(self.view, "pagination_class", None)
         if "{" in self.path or (paginator is not None and issubclass(paginator, CursorPagination)):
             codes.add(404)  # a cursor that is not one of ours is not found

@@ -40,6 +40,15 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
 
 
+def env_rate(name: str, default: str) -> tuple[int, int]:
+    """A rate limit written "count/seconds" (e.g. "20/10"): at most count requests per key in each window."""
+    raw = os.environ.get(name, default)
+    count, _, seconds = raw.partition("/")
+    if not (count.isascii() and count.isdigit() and seconds.isascii() and seconds.isdigit()) or int(seconds) < 1:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a rate (write count/seconds, e.g. 20/10)")
+    return int(count), int(seconds)
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:

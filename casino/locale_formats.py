@@ -5,12 +5,12 @@ Amounts stay integer minor units everywhere else; this module only shows them.""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 
 from babel import Locale
-from babel.dates import format_datetime
+from babel.dates import format_datetime, format_timedelta
 from babel.numbers import format_currency, format_decimal
 
 from casino.money import currency_get
@@ -45,3 +45,8 @@ def percent_in(value: Fraction | float, *, language: str, places: int = 2) -> st
 def time_in(moment: datetime, *, language: str) -> str:
     """A moment in UTC, as the language writes a date and time, with "UTC" said."""
     return f"{format_datetime(moment.astimezone(UTC), 'medium', tzinfo=UTC, locale=babel_locale(language))} UTC"
+
+
+def duration_in(seconds: int, *, language: str) -> str:
+    """A length of time in the largest whole unit that fits ("24 hours", "2 days"; "24 timmar" in Swedish)."""
+    return format_timedelta(timedelta(seconds=seconds), threshold=2, locale=babel_locale(language))

@@ -7,8 +7,11 @@ display) and is converted with Decimal, never float. Each app wraps these errors
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from casino.untrusted import MAX_AMOUNT_MINOR, InputError, ascii_digits_check, shown
+
 # Far beyond any real amount; refusing earlier keeps "1e999999999" from becoming a billion-digit integer.
 MAX_MAJOR_DIGITS = 16
+MAX_TEXT_LENGTH = 64
 
 
 class AmountError(ValueError):
@@ -79,20 +82,29 @@ def currency_get(code: object) -> Currency:
 def parse_major(text: object, currency: str) -> int:
     """Read an amount in major units ("12.50", "1,000") into minor units, refusing anything inexact."""
     exponent = currency_get(currency).exponent
-    shown = str(text).strip()
-    cleaned = shown.replace(",", "").replace(" ", "").replace("_", "")
+    given = str(text).strip()
+    # Decimal() reads any script's digits ("١٢" is 12) and any length; an amount is short and written 0-9.
+    if len(given) > MAX_TEXT_LENGTH:
+        raise AmountError(f"{shown(given)} is not an amount")
+    try:
+        ascii_digits_check(given, field="amount")
+    except InputError as error:
+        raise AmountError(error.message) from None
+    cleaned = given.replace(",", "").replace(" ", "").replace("_", "")
     try:
         amount = Decimal(cleaned)
     except InvalidOperation:
-        raise AmountError(f"{shown!r} is not an amount") from None
+        raise AmountError(f"{given!r} is not an amount") from None
     if not amount.is_finite():
-        raise AmountError(f"{shown!r} is not an amount")
+        raise AmountError(f"{given!r} is not an amount")
     if amount and amount.adjusted() >= MAX_MAJOR_DIGITS:
-        raise AmountError(f"{shown} {currency} is too large")
+        raise AmountError(f"{given} {currency} is too large")
     minor = amount.scaleb(exponent)
     if minor != minor.to_integral_value():
         places = f"{exponent} decimal place{'s' if exponent != 1 else ''}" if exponent else "no decimals"
-        raise AmountError(f"{currency} amounts have {places}; {shown} is not exact")
+        raise AmountError(f"{currency} amounts have {places}; {given} is not exact")
+    if abs(minor) > MAX_AMOUNT_MINOR:
+        raise AmountError(f"{given} {currency} is more than any amount the system accepts")
     return int(minor)
 
 

@@ -3,7 +3,9 @@
 from datetime import timedelta
 from pathlib import Path
 
-from casino.env import database_from_url, env_bool, env_int, env_list, env_str
+from csp.constants import NONE, SELF
+
+from casino.env import database_from_url, env_bool, env_int, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("CASINO_VAR_DIR", str(BASE_DIR / "var")))
@@ -15,6 +17,9 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY", "insecure-development-key-never-in-production" if DEBUG else "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# How many proxies of ours stand in front of the server, each appending to X-Forwarded-For. 0: the header is
+# the client's own words and is ignored; the client's address is REMOTE_ADDR (accounts.staffaudit).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -34,6 +39,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "csp",
     "accounts",
     "tables",
     "wallet",
@@ -43,8 +49,13 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The headers first, so that every answer carries them, the guard's refusals included.
     "django.middleware.security.SecurityMiddleware",
-    # Static files before sessions and sign-in: a stylesheet costs no session read and no statement.
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "casino.request_guard.ControlCharacterMiddleware",
+    # Static files after the headers and the guard, before sessions and sign-in: a stylesheet carries the same
+    # protections as a page and costs no session read and no statement.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -55,8 +66,8 @@ MIDDLEWARE = [
     "accounts.middleware.SessionAgeMiddleware",
     "accounts.middleware.LoginStepsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "casino.ratelimit.LoginRateLimitMiddleware",
     # Last, as django-axes asks: it turns a lockout flagged during authenticate() into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -76,6 +87,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.navigation",
             ],
+            "libraries": {"casino_format": "casino.formatting"},
         },
     },
 ]
@@ -116,7 +128,6 @@ AXES_DISABLE_ACCESS_LOG = True
 AXES_VERBOSE = False
 # The address a login record and the lockout count: REMOTE_ADDR, or the last X-Forwarded-For hop when the
 # process sits behind a proxy of ours that sets it (never trusted otherwise: a client can send anything).
-TRUSTED_PROXY = env_bool("TRUSTED_PROXY", False)
 
 # Second factor for staff (TOTP, django-otp), with single-use recovery codes.
 OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Live Blackjack")
@@ -160,8 +171,46 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
+# --- HTTPS and the browser's protections (docs/security.md). Safe for production by default; DEBUG relaxes them.
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_HTTPONLY = True
+# Pages send the CSRF token from the template (htmx's hx-headers), so no script needs to read the cookie.
+CSRF_COOKIE_HTTPONLY = True
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# Behind a proxy that ends TLS, the header it sets to say the request came over HTTPS (e.g. X-Forwarded-Proto).
+# Only set it when that proxy always sets or strips the header: otherwise a client could claim HTTPS itself.
+_proxy_header = env_str("SECURE_PROXY_SSL_HEADER", "")
+SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.upper().replace("-", "_"), "https") if _proxy_header else None
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# No inline script or style anywhere: htmx's indicator style lives in app.css (base.html's htmx-config meta).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# --- request rate limits (casino.ratelimit): "count/seconds"; each key is counted in a fixed window.
+RATE_LIMIT_LOGIN_PER_USERNAME = env_rate("RATE_LIMIT_LOGIN_PER_USERNAME", "10/300")
+RATE_LIMIT_LOGIN_PER_ADDRESS = env_rate("RATE_LIMIT_LOGIN_PER_ADDRESS", "30/300")
+RATE_LIMIT_BETS_PER_USER = env_rate("RATE_LIMIT_BETS_PER_USER", "20/10")
+RATE_LIMIT_BETS_PER_ADDRESS = env_rate("RATE_LIMIT_BETS_PER_ADDRESS", "300/10")
+# Behind a proxy, the header that carries the client's address (e.g. X-Forwarded-For); unset: REMOTE_ADDR.
 
 # The web process and the worker must share the cache (task progress lives there).
 REDIS_URL = env_str("REDIS_URL", "")
@@ -259,12 +308,15 @@ LOGGING = {
 # of workers or broker never leaves thousands of sweeps queued. Beat and workers need clocks in step (NTP): the
 # expiry is a time of day.
 CELERY_BEAT_SCHEDULE = {
+    # Non-live continuations past their table's non_live_deadline are completed with the timeout rule.
+    "rounds-continuations": {"task": "rounds.tasks.continuations_sweep", "schedule": 60.0,
+                             "options": {"expires": 30.0}},
     # Betting, insurance and decision timers (seconds long) are applied within a second of running out.
     "rounds-timers": {"task": "rounds.tasks.rounds_timers_sweep", "schedule": 1.0, "options": {"expires": 5.0}},
     # Rounds a dead worker (or a lost broker) left settling or unrefunded are queued again; rounds at closed
-    # tables are voided. Every 10 s: two indexed reads when there is nothing to do.
-    "rounds-recovery": {"task": "rounds.tasks.rounds_recovery_sweep", "schedule": 10.0,
-                        "options": {"expires": 10.0}},
+    # tables are voided. Every 5 s: two indexed reads when there is nothing to do.
+    "rounds-recovery": {"task": "rounds.tasks.rounds_recovery_sweep", "schedule": 5.0,
+                        "options": {"expires": 5.0}},
     # Yesterday's (and recently reversed days') RTP totals for the dashboard and the RTP report.
     "backoffice-rtp-rollups": {"task": "backoffice.tasks.rtp_rollups_refresh", "schedule": 300.0,
                                "options": {"expires": 300.0}},

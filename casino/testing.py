@@ -8,5 +8,10 @@ os.environ.setdefault("CELERY_RESULT_BACKEND", "redis://127.0.0.1:6379/1")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/2")
 os.environ.setdefault("SECRET_KEY", "test-only-not-a-secret")
 os.environ.setdefault("FAST_PASSWORD_HASHER", "1")
+# The test client speaks plain HTTP (tests that check HTTPS behaviour ask for secure=True), and every request
+# comes from one address: limits far above any test's traffic; tests of the limits set their own.
+os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
+for _limit in ("LOGIN_PER_USERNAME", "LOGIN_PER_ADDRESS", "BETS_PER_USER", "BETS_PER_ADDRESS"):
+    os.environ.setdefault(f"RATE_LIMIT_{_limit}", "1000000/60")
 # One queue per test session, so two suites on one Redis never take each other's tasks.
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"test-{os.getpid()}")

@@ -4,22 +4,16 @@ table's help (its rules, paytables, limits and RTPs, in English or Swedish)."""
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.permissions import has_role_permission, missing_permission_message
+from accounts.api_permissions import role_permission
 from casino.api_fields import JsonBooleanField, JsonIntegerField
 from players import help as table_help_text
 from players import selectors, services
 from players.models import VideoQuality
 
-
-class PLAYER(BasePermission):
-    message = missing_permission_message("play")
-
-    def has_permission(self, request, view) -> bool:
-        return has_role_permission(request.user, "play")
+PLAYER = role_permission("play")
 
 
 class SettingsSerializer(serializers.Serializer):

@@ -1,12 +1,13 @@
 from django import forms
 
+from casino.fields import WholeNumberField
 from players.models import NOTE_MAX_LENGTH, REASON_MAX_LENGTH, VideoQuality
 from wallet.forms import AmountForm
 
 
 class SettingsForm(forms.Form):
     sound_on = forms.BooleanField(required=False, label="Sound on")
-    sound_volume = forms.IntegerField(min_value=0, max_value=100, label="Volume (0-100)",
+    sound_volume = WholeNumberField(min_value=0, max_value=100, label="Volume (0-100)",
                                       widget=forms.NumberInput(attrs={"type": "range", "min": 0, "max": 100}))
     dealer_voice = forms.BooleanField(required=False, label="Hear the dealer's voice")
     video_quality = forms.ChoiceField(choices=VideoQuality.choices, label="Video quality",

@@ -14,8 +14,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from casino.locale_formats import money_in, number_in, percent_in, time_in
-from tables import rtp
+from casino.locale_formats import duration_in, money_in, number_in, percent_in, time_in
+from tables import rtp, rtp_exact
 from tables import selectors as table_selectors
 from tables.models import BetType, Profile, Table
 
@@ -189,15 +189,24 @@ def _sections(document: dict[str, Any], *, main_rtp: float, insurance: Any, beat
                             "It never doubles or splits."),
         "stand": _("If the time runs out, your hand stands. It never doubles or splits."),
     }[document["timeout_rule"]])
-    timers.paragraphs.append(_("An insurance question not answered in time counts as declined. If you lose your "
-                               "connection while betting is open, your bets are void and refunded; after "
-                               "betting closes they stand and the timer decides for you."))
+    timers.paragraphs.append(_("An insurance question not answered in time counts as declined."))
+    timers.paragraphs.append({
+        "void_while_betting": _("If you lose your connection while betting is open, your bets are returned to you. "
+                                "After betting has closed they stand, and the timer decides for you."),
+        "bets_stand": _("If you lose your connection, your bets stand, betting time included, and the timer "
+                        "decides for you."),
+        "non_live": _("If you lose your connection while betting is open, your bets are returned to you. After "
+                      "betting has closed, your hands leave the live round: when you come back you finish them "
+                      "yourself, with cards the system draws from a full shoe less the cards already dealt, within "
+                      "%(deadline)s; after that the timer's rule finishes them. Your side bets are settled on the "
+                      "live cards.") % {"deadline": duration_in(document["non_live_deadline"], language=language)},
+    }[document["disconnect_policy"]])
     sections.append(timers)
 
     returns = Section("rtp", _("Return to player"))
-    returns.paragraphs.append(_("The main game returns %(rtp)s of the stakes with the best play, as this "
-                                "system's rules engine computes it for these rules (an infinite deck; a real "
-                                "shoe differs slightly).") % {"rtp": percent_in(main_rtp, language=language)})
+    returns.paragraphs.append(_("The main game returns %(rtp)s of the stakes with the best play, on the first "
+                                "hand of a full shoe, as this system computes it exactly for these rules.")
+                              % {"rtp": percent_in(main_rtp, language=language)})
     returns.paragraphs.append(_("Insurance returns %(rtp)s.") % {"rtp": percent_in(insurance, language=language)})
     returns.paragraphs.append(_("A round that cannot be completed correctly (a malfunction) is void: every stake "
                                 "in it is refunded and no payout of it stands."))
@@ -209,7 +218,8 @@ def table_help(*, table: Table, language: str) -> dict[str, Any]:
     """The help of `table` in `language` ("en" or "sv"): facts and text, from its configuration now."""
     document = table_selectors.table_document(table)
     rules = table_selectors.document_rules(document)
-    main_rtp = rtp.main_game_infinite_rtp(rules)
+    # The exact finite-shoe figure the operator's table page shows too (cached per configuration).
+    main_rtp = rtp_exact.main_game_figures(rtp_exact.rtp_rules_from_engine(rules))["rtp"]
     insurance = rtp.insurance_rtp(document["decks"])
     with translation.override(language):
         paytables = []
@@ -251,7 +261,10 @@ def table_help(*, table: Table, language: str) -> dict[str, Any]:
                              ("bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips")},
                 "timers": {"betting_seconds": document["betting_seconds"],
                            "decision_seconds": document["decision_seconds"], "timeout_rule": document["timeout_rule"]},
-                "rtp": {"main": main_rtp, "insurance": float(insurance)},
+                "rtp": {"main": main_rtp, "main_infinite_deck": rtp.main_game_infinite_rtp(rules),
+                        "insurance": float(insurance)},
+                "disconnect_policy": document["disconnect_policy"],
+                "non_live_deadline_seconds": document["non_live_deadline"],
                 "currencies": list(document["currencies"]),
             },
             "sections": [section.as_dict() for section in sections],

@@ -20,7 +20,10 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import StaffActionKind
 from accounts.permissions import require_permission
+from accounts.staffaudit import Origin, for_user, staff_action_record
+from casino.checks import text_check
 from players.errors import NotAtTable, PlayerRequestError, TableNotOpen
 from players.models import (
     NOTE_MAX_LENGTH,
@@ -45,12 +48,8 @@ def _flag(value, *, what: str) -> bool:
     return value
 
 
-def _text(value, *, what: str, max_length: int) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise PlayerRequestError(f"A {what} is required.")
-    if len(value.strip()) > max_length:
-        raise PlayerRequestError(f"A {what} has at most {max_length} characters.")
-    return value.strip()
+def _text(value, *, what: str, max_length: int, required: bool = True) -> str:
+    return text_check(value, what=what, max_length=max_length, error=PlayerRequestError, required=required)
 
 
 def _session_key(value) -> str:
@@ -86,7 +85,7 @@ def _note(player, author, body: str) -> PlayerNote:
     return PlayerNote.objects.create(player=player, author=author, body=body)
 
 
-def player_chat_disable(*, player, staff, reason: str) -> PlayerProfile:
+def player_chat_disable(*, player, staff, reason: str, origin: Origin | None = None) -> PlayerProfile:
     require_permission(staff, "lookup_players")
     reason = _text(reason, what="reason", max_length=REASON_MAX_LENGTH)
     now = timezone.now()
@@ -96,14 +95,14 @@ def player_chat_disable(*, player, staff, reason: str) -> PlayerProfile:
         profile.chat_disabled_at, profile.chat_disabled_by, profile.updated_at = now, staff, now
         profile.save()
         _note(player, staff, f"Chat disabled: {reason}")
+        staff_action_record(actor=staff, action=StaffActionKind.CHAT_DISABLED, target=for_user(player),
+                            origin=origin, reason=reason, at=now)
     return profile
 
 
-def player_chat_enable(*, player, staff, reason: str = "") -> PlayerProfile:
+def player_chat_enable(*, player, staff, reason: str = "", origin: Origin | None = None) -> PlayerProfile:
     require_permission(staff, "lookup_players")
-    reason = reason.strip() if isinstance(reason, str) else ""
-    if len(reason) > REASON_MAX_LENGTH:
-        raise PlayerRequestError(f"A reason has at most {REASON_MAX_LENGTH} characters.")
+    reason = _text(reason, what="reason", max_length=REASON_MAX_LENGTH, required=False)
     now = timezone.now()
     with transaction.atomic(durable=True):
         profile, _ = PlayerProfile.objects.select_for_update().get_or_create(player=player)
@@ -113,14 +112,20 @@ def player_chat_enable(*, player, staff, reason: str = "") -> PlayerProfile:
         profile.chat_disabled_at, profile.chat_disabled_by, profile.updated_at = None, None, now
         profile.save()
         _note(player, staff, "Chat enabled again" + (f": {reason}" if reason else "."))
+        staff_action_record(actor=staff, action=StaffActionKind.CHAT_ENABLED, target=for_user(player),
+                            origin=origin, reason=reason, at=now)
     return profile
 
 
-def player_note_add(*, player, author, body: str) -> PlayerNote:
+def player_note_add(*, player, author, body: str, origin: Origin | None = None) -> PlayerNote:
     require_permission(author, "lookup_players")
     body = _text(body, what="note", max_length=NOTE_MAX_LENGTH)
     with transaction.atomic(durable=True):
-        return _note(player, author, body)
+        note = _note(player, author, body)
+        # The note is its own why; the record keeps it so the staff-activity page reads without the notes.
+        staff_action_record(actor=author, action=StaffActionKind.PLAYER_NOTE_ADDED, target=for_user(player),
+                            origin=origin, reason=body, at=note.created_at, details={"note": note.pk})
+    return note
 
 
 # --- presence at tables ------------------------------------------------------------------------------------

@@ -1,8 +1,11 @@
 from django.urls import path
 
-from players import views
+from players import game_views, views
 
 urlpatterns = [
+    path("games/", game_views.my_games, name="player_games"),
+    path("games.csv", game_views.my_games_csv, name="player_games_csv"),
+    path("games/<str:game_number>/", game_views.my_game, name="player_game"),
     path("settings/", views.player_settings, name="player_settings"),
     path("tables/", views.player_tables, name="player_tables"),
     path("tables/<str:code>/", views.player_table, name="player_table"),

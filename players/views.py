@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors as account_selectors
 from accounts.permissions import permission_required
+from casino.idempotency import IdempotencyConflict
 from players import help as table_help_text
 from players import selectors, services
 from players.errors import PlayerRequestError
@@ -127,7 +128,7 @@ def player_table_tip(request, code: str):
         txn = services.dealer_tip(player=request.user, table=table, session_key=_session_key(request),
                                   currency=data["currency"], amount=data["amount_minor"],
                                   idempotency_key=data["idempotency_key"])
-    except (PlayerRequestError, WalletError) as error:
+    except (PlayerRequestError, WalletError, IdempotencyConflict) as error:
         fresh = TipForm(currencies=table.currencies, initial={
             "currency": data["currency"], "amount": data["amount"], "idempotency_key": str(uuid.uuid4())})
         return render(request, "players/table.html",

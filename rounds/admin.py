@@ -2,36 +2,8 @@
 
 from django.contrib import admin
 
-from accounts.permissions import has_role_permission
+from accounts.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
 from rounds.models import CardRecord, Decision, Round, RoundBet, RoundEvent, Shoe, Spot
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_module_permission(self, request):
-        return has_role_permission(request.user, "view_backoffice") or request.user.is_superuser
-
-    def has_view_permission(self, request, obj=None):
-        return self.has_module_permission(request)
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 class CardInline(ReadOnlyInline):

@@ -1,8 +1,12 @@
-"""Every way a round operation can be refused, each with a stable code the API returns."""
+"""Every way a round operation can be refused, each with a stable code the API returns.
+
+IdempotencyConflict, shared with the other idempotent doors, is casino.idempotency's (named here too).
+"""
 
 from rest_framework import status
 
 from casino.api_errors import DomainError
+from casino.idempotency import IdempotencyConflict  # noqa: F401 - the conflict callers catch from here too
 
 
 class RoundError(DomainError):
@@ -64,11 +68,6 @@ class DealerIncomplete(RoundError):
 
 class RoundAlreadySettled(RoundError):
     code = "round_settled"
-    http_status = status.HTTP_409_CONFLICT
-
-
-class IdempotencyConflict(RoundError):
-    code = "idempotency_conflict"
     http_status = status.HTTP_409_CONFLICT
 
 

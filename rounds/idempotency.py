@@ -13,18 +13,16 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from rounds.errors import IdempotencyConflict, InvalidRoundRequest
+from casino.checks import idempotency_key_check
+from casino.idempotency import IdempotencyConflict
+from rounds.errors import InvalidRoundRequest
 from rounds.models import RoundRequest
 
 KEY_MAX_LENGTH = 120
 
 
 def key_check(key) -> str:
-    if not isinstance(key, str) or not key.strip():
-        raise InvalidRoundRequest("An idempotency key is required (a non-empty string, e.g. a UUID).")
-    if len(key) > KEY_MAX_LENGTH:
-        raise InvalidRoundRequest(f"An idempotency key has at most {KEY_MAX_LENGTH} characters.")
-    return key
+    return idempotency_key_check(key, max_length=KEY_MAX_LENGTH, error=InvalidRoundRequest)
 
 
 def request_once(*, user, key, operation: str, round_id: int, payload: dict, write) -> dict[str, Any]:

@@ -45,9 +45,58 @@ def round_lock(round_id: int, *, shared: bool = False) -> Round:
     return round
 
 
+# A bet locks the round FOR SHARE and then, in the same statement, the player's live spots FOR UPDATE in id
+# order: the round in a sub-select whose row lock is taken before the outer row's spot sub-select runs. The
+# spots' stakes are read by the next statement, whose snapshot is taken once the locks are held (a stake read in
+# the locking statement could miss a bet committed while it waited, and let two bets pass one limit).
+_BET_ROUND_COLUMNS = ", ".join(
+    field.column for field in Round._meta.concrete_fields if field.name != "config"
+)
+_BET_LOCK_SQL = (
+    "SELECT r.*, t.state AS table_state, ARRAY(SELECT s.id FROM rounds_spot s WHERE s.round_id = r.id "
+    "AND s.player_id = %s AND s.voided_at IS NULL{spots} ORDER BY s.id FOR UPDATE) AS locked_spot_ids "
+    f"FROM (SELECT {_BET_ROUND_COLUMNS} FROM rounds_round WHERE id = %s FOR SHARE) r "
+    "JOIN tables_table t ON t.id = r.table_id"
+)
+# The common-draw case names the partial unique index's condition, so a generic plan uses it.
+_BET_LOCK_COMMON_DRAW_SQL = _BET_LOCK_SQL.format(spots=" AND s.seat IS NULL")
+_BET_LOCK_SEATED_SQL = _BET_LOCK_SQL.format(spots="")
+
+
+def round_lock_for_bet(round_id: int, *, player, all_spots: bool) -> Round:
+    """The round FOR SHARE, then the player's live spots FOR UPDATE (their ids in `round.locked_spot_ids`):
+    every one (`all_spots`, seated tables) or the common-draw spot. Off PostgreSQL the spots are only read."""
+    if not isinstance(round_id, int) or isinstance(round_id, bool):
+        raise RoundNotFound(f"No round has the id {round_id!r}.")
+    if connection.vendor != "postgresql":
+        round = round_lock(round_id, shared=True)
+        round.locked_spot_ids = set(spots_lock(round=round, player=player).values_list("pk", flat=True))
+        return round
+    sql = _BET_LOCK_SEATED_SQL if all_spots else _BET_LOCK_COMMON_DRAW_SQL
+    rows = list(Round.objects.raw(sql, [player.pk, round_id]))
+    if not rows:
+        raise RoundNotFound(f"No round has the id {round_id}.")
+    round = rows[0]
+    round.locked_spot_ids = set(round.locked_spot_ids)
+    snapshots.snapshot(round)
+    return round
+
+
+def spot_ids_lock(spot_ids: list[int]) -> set[int]:
+    """Lock these spots FOR UPDATE in id order; the ids of those still live once locked."""
+    return set(Spot.objects.select_for_update().filter(pk__in=spot_ids, voided_at__isnull=True).order_by("id")
+               .values_list("pk", flat=True))
+
+
 def round_lock_full(round_id: int) -> Round | None:
     """The whole round row FOR UPDATE (the workers' settle and refunds), or None."""
     return Round.objects.select_for_update().filter(pk=round_id).first()
+
+
+def round_lock_for_refunds(round_id: int) -> Round | None:
+    """The round FOR UPDATE without its settlement: a big round's is megabytes of JSON, and each refund batch
+    would read it again."""
+    return Round.objects.select_for_update().defer("settlement").filter(pk=round_id).first()
 
 
 def table_lock(table: Table) -> Table:

@@ -88,6 +88,9 @@ class Shoe(models.Model):
 
 
 class Round(models.Model):
+    # Not a column: the ids of the spots a bet holds FOR UPDATE, set by rounds.locks.round_lock_for_bet.
+    locked_spot_ids: set[int]
+
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="rounds")
     game_number = models.CharField(max_length=40, unique=True)
@@ -115,6 +118,13 @@ class Round(models.Model):
     )
     # Set by the round_void task once every stake is back; a sweeper re-queues voided rounds without it.
     refunds_done_at = models.DateTimeField(null=True, blank=True)
+    # Refunds and reversals run in batches of players in id order, each batch its own transaction: the id of
+    # the last player whose money is back, moved in the batch's transaction (a crash resumes after it).
+    refunds_cursor = models.BigIntegerField(default=0)
+    # Set when the worker gave up settling or refunding the round (the error outlasted its retries, or was not
+    # one that passes by itself): the sweeps leave it alone and the pages ask staff to act, until staff retry it.
+    attention_at = models.DateTimeField(null=True, blank=True)
+    attention_reason = models.TextField(blank=True)
 
     class Meta:
         constraints = [
@@ -134,6 +144,8 @@ class Round(models.Model):
         indexes = [
             models.Index(fields=["state", "deadline"], name="rounds_round_due"),
             models.Index(fields=["table", "-id"], name="rounds_round_table_newest"),
+            models.Index(fields=["attention_at"], name="rounds_round_attention",
+                         condition=Q(attention_at__isnull=False)),
         ]
 
     def __str__(self) -> str:
@@ -366,3 +378,40 @@ class RoundRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.operation} {self.key} by {self.user_id}"
+
+
+class Continuation(models.Model):
+    """A position that left the live round (rules.md, Disconnection: `non_live`): the player finishes it alone.
+
+    `first`, `stream` and `dealer` hold the cards carried over at the disconnection followed by the ones the
+    server drew from `shoe` (an 8-deck shoe shuffled by a CSPRNG, less every card of the round dealt before the
+    disconnection); `actions` is the decision log (the live decisions taken before the disconnection first) and
+    `funded` the outcome of each paid double or split in it. Each drawn card and decision is also an audit event.
+    """
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="continuations")
+    spot = models.OneToOneField(Spot, on_delete=models.PROTECT, related_name="continuation")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    started_at = models.DateTimeField(default=timezone.now)
+    deadline = models.DateTimeField()
+    carried = models.JSONField(help_text="the cards on the table at the disconnection")
+    first = models.JSONField(default=list)
+    stream = models.JSONField(default=list)
+    dealer = models.JSONField(default=list)
+    actions = models.JSONField(default=list)
+    live_decisions = models.PositiveSmallIntegerField(default=0)
+    funded = models.JSONField(default=list)
+    insurance = models.BooleanField(default=False)
+    shoe = models.JSONField(default=list)
+    reconnected_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    finished_by = models.CharField(max_length=8, blank=True, help_text="player, or timeout (the deadline)")
+    settled_at = models.DateTimeField(null=True, blank=True)
+    settlement = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["deadline"], name="rounds_continuation_due",
+                                condition=Q(finished_at__isnull=True))]
+
+    def __str__(self) -> str:
+        return f"continuation of spot {self.spot_id} (round {self.round_id})"

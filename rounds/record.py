@@ -93,6 +93,9 @@ class RoundRecord:
     spots: list[SpotRecord] = field(default_factory=list)
     bets: list[BetRecord] = field(default_factory=list)
     decisions: list[DecisionRecord] = field(default_factory=list)
+    # Spots whose position left the live round for a non-live continuation: the live round settles only their
+    # side bets (on the live cards); the continuation settles the rest.
+    departed: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.reindex()
@@ -254,7 +257,7 @@ def behind_unfunded(record: RoundRecord, spot: SpotRecord) -> bool:
 # --- settlement --------------------------------------------------------------------------------------------
 
 def settle_record(record: RoundRecord) -> dict[int, PlayerResult]:
-    """Play and settle every live spot with the engine; raises the engine's RoundError for a bad record."""
+    """Play and settle every live spot with the engine; raises EngineError for a bad record."""
     results: dict[int, PlayerResult] = {}
     dealer = record.dealer_cards
     for position in positions(record):
@@ -352,10 +355,26 @@ def spot_bet_returns(record: RoundRecord, spot: SpotRecord, result: PlayerResult
     return returns
 
 
+def side_bet_returns(record: RoundRecord, spot: SpotRecord, result: PlayerResult) -> dict[int, tuple[int, int]]:
+    """A departed spot's side bets, settled on the live cards; its other bets belong to its continuation."""
+    returns: dict[int, tuple[int, int]] = {}
+    settled_sides = dict(result.side_bets)
+    bets = record.bets_of(spot.id)
+    for name in SIDE_KINDS:
+        held = [b for b in bets if b.kind == name]
+        if held:
+            side = settled_sides[name]
+            returns.update(_stake_returns(name, side.stake, side.cash_return, held, spot.label))
+    return returns
+
+
 def bet_returns(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[int, tuple[int, int]]:
     returns: dict[int, tuple[int, int]] = {}
     for spot in record.live_spots():
-        returns.update(spot_bet_returns(record, spot, results[spot.id]))
+        if spot.id in record.departed:
+            returns.update(side_bet_returns(record, spot, results[spot.id]))
+        else:
+            returns.update(spot_bet_returns(record, spot, results[spot.id]))
     return returns
 
 
@@ -371,6 +390,11 @@ def settlement_summary(record: RoundRecord, results: dict[int, PlayerResult]) ->
             "result": results[spot.id].to_script(),
             "net": results[spot.id].net,
         }
+        if spot.id in record.departed:
+            # The live seat played on by the timeout rule; only its side bets' money is the live round's.
+            sides = dict(results[spot.id].side_bets)
+            spots[spot.label]["continuation"] = True
+            spots[spot.label]["net"] = sum(side.net for side in sides.values())
     dealer = record.dealer_cards
     return {
         "dealer": {"cards": [str(card) for card in dealer], "total": hand_total(dealer) if dealer else 0},

@@ -1,7 +1,7 @@
 """Reads of rounds: the live view of a round, its full record, its replay, and a player's rounds.
 
 The back office (support desk, regulator) uses `round_by_game_number`, `round_full_record` and `round_replay`;
-the game client API uses `round_view`, `decision_stats` and `player_rounds_totals`.
+the game client API uses `round_view` and `decision_stats`; a player's game history is rounds.game_history.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from django.db import connection
 from django.db.models import Prefetch, Q
 
 from rounds import snapshots, visibility
-from rounds.engine.errors import RoundError as EngineError
+from rounds.continuation_play import ContinuationState
+from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine.rules import Rules
 from rounds.engine.script import expect_differences, settle_script
@@ -22,6 +23,7 @@ from rounds.models import (
     ACTIVE_STATES,
     CardRecord,
     CardTarget,
+    Continuation,
     Decision,
     DecisionKind,
     Round,
@@ -32,6 +34,7 @@ from rounds.models import (
     SpotStatus,
 )
 from rounds.record import (
+    SIDE_KINDS,
     BetRecord,
     DecisionRecord,
     RoundRecord,
@@ -39,7 +42,9 @@ from rounds.record import (
     bet_returns,
     position_cards,
     round_scripts,
+    rules_overrides,
     settle_record,
+    spot_bet_returns,
     spot_entry,
     spot_turn,
 )
@@ -119,6 +124,10 @@ def round_record_load(round: Round, *, spot_ids: list[int] | None = None) -> Rou
     record.bets = [BetRecord(*row) for row in bets.order_by("id").values_list(*BET_RECORD_FIELDS)]
     record.decisions = [DecisionRecord(*row) for row in decisions.order_by("spot_id", "sequence").values_list(
         *DECISION_RECORD_FIELDS)]
+    departed = Continuation.objects.filter(round=round)
+    if spot_ids is not None:
+        departed = departed.filter(spot_id__in=spot_ids)
+    record.departed = set(departed.values_list("spot_id", flat=True))
     return record
 
 
@@ -127,6 +136,8 @@ class AuditedRound:
     record: RoundRecord
     settlement: dict[str, Any] | None
     events: int
+    # continuation id -> what its audit events say: carried cards and decisions, drawn cards, settlement.
+    continuations: dict[int, dict[str, Any]] = field(default_factory=dict)
 
 
 def round_record_from_events(round: Round) -> AuditedRound:
@@ -136,6 +147,7 @@ def round_record_from_events(round: Round) -> AuditedRound:
     voided: set[int] = set()
     settlement = None
     count = 0
+    continuations: dict[int, dict[str, Any]] = {}
     for kind, payload in RoundEvent.objects.filter(round=round).order_by("id").values_list("kind", "payload"):
         count += 1
         if kind == "opened":
@@ -160,6 +172,8 @@ def round_record_from_events(round: Round) -> AuditedRound:
                 record.bets.append(_bet_from_payload(payload["bet"], payload["spot"]))
         elif kind == "settled":
             settlement = payload["settlement"]
+        elif kind.startswith("continuation_"):
+            _continuation_event(record, continuations, kind, payload)
     if record is None:
         raise ValueError(f"round {round.game_number} has no audit trail")
     record.spots = [
@@ -167,7 +181,52 @@ def round_record_from_events(round: Round) -> AuditedRound:
                    currency=data["currency"], voided=spot_id in voided)
         for spot_id, data in sorted(spots.items())
     ]
-    return AuditedRound(record=record, settlement=settlement, events=count)
+    return AuditedRound(record=record, settlement=settlement, events=count, continuations=continuations)
+
+
+def _continuation_event(record: RoundRecord, continuations: dict[int, dict[str, Any]], kind: str,
+                        payload: dict[str, Any]) -> None:
+    if kind == "continuation_started":
+        record.departed.add(payload["spot"])
+        carried = payload["carried"]
+        continuations[payload["continuation"]] = {
+            "spot": payload["spot"], "insurance": payload["insurance"], "first": list(carried["player"]),
+            "stream": list(carried["stream"]), "dealer": list(carried["dealer"]),
+            "actions": list(payload["actions"]), "funded": list(payload["funded"]), "settlement": None}
+        return
+    data = continuations.get(payload.get("continuation"))
+    if data is None:
+        return
+    if kind == "continuation_cards":
+        for card in payload["cards"]:
+            data[{"player": "first"}.get(card["to"], card["to"])].append(card["card"])
+    elif kind == "continuation_decision":
+        data["actions"].append(payload["action"])
+        if payload["funded"] is not None:
+            data["funded"].append(payload["funded"])
+    elif kind == "continuation_bet":
+        record.bets.append(_bet_from_payload(payload["bet"], payload["spot"]))
+    elif kind == "continuation_settled":
+        data["settlement"] = payload["settlement"]
+
+
+def _continuation_replay(record: RoundRecord, data: dict[str, Any], *, name: str) -> tuple[dict[str, Any],
+                                                                                           dict[int, tuple[int, int]]]:
+    """A continuation rebuilt from its events: its round script and the returns of its bets."""
+    spot = record.spot(data["spot"])
+    bets = [b for b in record.bets_of(spot.id) if b.kind not in SIDE_KINDS]
+    main = sum(b.amount for b in bets if b.kind in ("main", "bet_behind"))
+    golden = sum(b.amount for b in bets if b.kind == "golden_chip")
+    insurance = sum(b.amount for b in bets if b.kind == "insurance")
+    state = ContinuationState(
+        rules=record.rules, label=f"{spot.label}-continuation", main=main, golden=golden,
+        insurance=data["insurance"], first=data["first"], stream=data["stream"], dealer=data["dealer"],
+        actions=data["actions"], funded=data["funded"], unit=main + golden, insurance_stake=insurance, shoe=[])
+    recorded = data["settlement"]
+    script = state.script(name=f"{name}/continuation-{spot.label}", overrides=rules_overrides(record.rules),
+                          expect=recorded["result"] if recorded else None)
+    sub = RoundRecord(rules=record.rules, common_draw=record.common_draw, spots=[spot], bets=bets)
+    return script, spot_bet_returns(sub, spot, state.settle())
 
 
 def _bet_from_payload(bet: dict[str, Any], spot_id: int) -> BetRecord:
@@ -218,7 +277,18 @@ def round_replay(*, round: Round) -> RoundReplay:
             replay.results.append(result)
             if script.get("expect") is not None:
                 replay.differences += [f"{script['id']}: {d}" for d in expect_differences(script["expect"], result)]
-        returns = bet_returns(record, settle_record(record))
+        live_returns = bet_returns(record, settle_record(record))
+        returns = dict(live_returns)
+        for data in audited.continuations.values():
+            script, continued = _continuation_replay(record, data, name=round.game_number)
+            scripts.append(script)
+            result = settle_script(script)
+            replay.results.append(result)
+            if script.get("expect") is not None:
+                replay.differences += [f"{script['id']}: {d}" for d in expect_differences(script["expect"], result)]
+            else:
+                replay.differences.append(f"{script['id']}: the continuation is not settled yet")
+            returns.update(continued)
     except EngineError as error:
         replay.error = str(error)
         return replay
@@ -226,7 +296,7 @@ def round_replay(*, round: Round) -> RoundReplay:
     if recorded is None:
         replay.differences.append(f"round {round.game_number} is {round.state}: it has no recorded settlement")
         return replay
-    if replay.bet_returns != recorded["bets"]:
+    if {str(bet_id): list(value) for bet_id, value in sorted(live_returns.items())} != recorded["bets"]:
         replay.differences.append("the replayed returns per bet differ from the recorded settlement")
     wallet_ids = {bet.id: bet.wallet_bet_id for bet in record.bets}
     resolutions = {
@@ -247,10 +317,11 @@ def round_replay(*, round: Round) -> RoundReplay:
     return replay
 
 
-# --- the full record for the back office -------------------------------------------------------------------
+# --- the full record for the staff API -----------------------------------------------------------------------
 
 def round_full_record(*, round: Round) -> dict[str, Any]:
-    """Everything about one round: cards, spots, bets with their wallet outcome, decisions, transactions, audit."""
+    """Everything about one round (the staff API's record): cards, spots, bets with their wallet outcome,
+    decisions, transactions, audit."""
     spots = list(Spot.objects.filter(round=round).select_related("player").order_by("id"))
     bets = list(
         RoundBet.objects.filter(round=round)
@@ -301,41 +372,6 @@ def round_full_record(*, round: Round) -> dict[str, Any]:
 
 # --- lists -------------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PlayerRoundRow:
-    round: Round
-    staked: dict[str, int]  # currency -> total stake
-    returned: dict[str, int]  # currency -> cash returned so far
-    net: dict[str, int] | None  # spot label -> settled net result, once settled
-
-    def __getattr__(self, name: str) -> Any:
-        # Serializers read the round's own fields (game_number, state...) straight from the row.
-        return getattr(self.round, name)
-
-
-def player_rounds_totals(*, player, rounds: list[Round]) -> list[PlayerRoundRow]:
-    """What the player staked and got back in each of these rounds (one query for the whole page)."""
-    staked: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    returned: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for round_id, currency, amount, cash in RoundBet.objects.filter(
-        round_id__in=[r.pk for r in rounds], spot__player=player
-    ).values_list("round_id", "currency", "amount", "wallet_bet__resolution__cash_return"):
-        staked[round_id][currency] += amount
-        returned[round_id][currency] += cash or 0
-    rows = []
-    for r in rounds:
-        net = None
-        if r.settlement:
-            net = {label: data["net"] for label, data in r.settlement["spots"].items() if data["player"] == player.pk}
-        rows.append(PlayerRoundRow(r, dict(staked[r.pk]), dict(returned[r.pk]), net))
-    return rows
-
-
-def rounds_for_player_query(*, player):
-    """The same rounds as a queryset, for the API's cursor pagination."""
-    return Round.objects.filter(pk__in=Spot.objects.filter(player=player).values("round_id")).select_related("table")
-
-
 def last_bets(*, table, player, before_round_id: int) -> list[dict[str, Any]]:
     """The player's opening bets in their latest earlier round at this table: [{seat, behind, currency, bets}]."""
     latest = (
@@ -366,10 +402,16 @@ def last_bets(*, table, player, before_round_id: int) -> list[dict[str, Any]]:
 
 # --- the live view ------------------------------------------------------------------------------------------
 
-def _hide_hole_card(round: Round, rules: Rules) -> bool:
-    return rules.has_hole_card and round.state in (
+def hole_card_hidden(round: Round) -> bool:
+    """While the players act, the dealer's hole card is face down for players (staff see it)."""
+    return round_rules(round).has_hole_card and round.state in (
         RoundState.BETTING_CLOSED, RoundState.DEALING, RoundState.INSURANCE, RoundState.DECISIONS,
     )
+
+
+def dealer_cards_shown(cards: list[str], *, hidden: bool) -> list[str]:
+    """The dealer's cards as a player sees them: "??" for a hole card still face down."""
+    return [cards[0], "??", *cards[2:]] if hidden and len(cards) >= 2 else list(cards)
 
 
 def _describe_hand(hand) -> dict[str, Any]:
@@ -414,10 +456,8 @@ def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, A
     may see."""
     rules = round_rules(round)
     record = round_record_load(round)
-    hide = _hide_hole_card(round, rules) and not staff
-    dealer = [str(card) for card in record.dealer_cards]
-    if hide and len(dealer) >= 2:
-        dealer = [dealer[0], "??"] + dealer[2:]
+    dealer = dealer_cards_shown([str(card) for card in record.dealer_cards],
+                                hidden=not staff and hole_card_hidden(round))
     spots = {s.id: s for s in Spot.objects.filter(round=round).only("id", "status", "insurance", "confirmed_at")}
     view_spots = []
     for spot in record.spots:

@@ -18,7 +18,8 @@ psql "${DATABASE_URL%/*}/postgres" -tAc "SELECT 1 FROM pg_database WHERE datname
 .venv/bin/python manage.py replay_round tests/vectors --check >/dev/null
 # The soak test's short form (workers killed, the database and the broker restarted, tasks delivered twice; a few
 # minutes; its own PostgreSQL cluster and Redis server on ports of their own), after a full run only; it runs
-# before pytest so that the suite's summary closes the output. Its races are off until the lead turns them on (--races).
+# before pytest so that the suite's summary closes the output. Its races (bets against a disconnection and against
+# the table maximum) run too.
 if [ "$#" -eq 0 ] && [ "${SOAK:-1}" != 0 ]; then
   .venv/bin/python bench/soak.py --short
 fi

@@ -5,6 +5,8 @@ from django import forms
 from django.contrib import admin
 
 from accounts.permissions import has_role_permission
+from accounts.read_only_admin import BackOfficeReadableAdmin, ReadOnlyAdmin
+from accounts.staffaudit import origin_from_request
 from rounds.services import table_state_change
 from tables import services
 from tables.errors import TableConfigError
@@ -13,14 +15,8 @@ from tables.models import BetLimit, Table, TableChange, TablePaytable, TableRtpR
 TABLE_SETTING_FIELDS = [field for field in services.SETTING_FIELDS if field != "side_bets"]
 
 
-class RoleAdmin(admin.ModelAdmin):
+class RoleAdmin(BackOfficeReadableAdmin):
     """Operators configure; anyone who may read the back office may look."""
-
-    def has_module_permission(self, request):
-        return has_role_permission(request.user, "view_backoffice") or request.user.is_superuser
-
-    def has_view_permission(self, request, obj=None):
-        return self.has_module_permission(request)
 
     def has_add_permission(self, request):
         return has_role_permission(request.user, "configure_tables")
@@ -36,6 +32,12 @@ class RoleAdmin(admin.ModelAdmin):
         return self._changeform_view(request, object_id, form_url, extra_context)
 
 
+def _reason_field() -> forms.CharField:
+    # Required here, not left to the service: the admin saves after the form is accepted, too late for an error.
+    return forms.CharField(max_length=services.REASON_MAX_LENGTH, help_text=(
+        "Why you make this change: kept with the table's history and in the staff-activity record."))
+
+
 def _raise_as_form_error(error: TableConfigError, form: forms.ModelForm) -> None:
     if error.field and error.field in form.fields:
         raise forms.ValidationError({error.field: error.message})
@@ -43,6 +45,8 @@ def _raise_as_form_error(error: TableConfigError, form: forms.ModelForm) -> None
 
 
 class TableAdminForm(forms.ModelForm):
+    reason = _reason_field()
+
     class Meta:
         model = Table
         fields = ["code", "name", "profile", "state", *[f for f in TABLE_SETTING_FIELDS if f != "name"]]
@@ -77,18 +81,19 @@ class TableAdmin(RoleAdmin):
 
     def save_model(self, request, obj, form, change):
         data = {name: form.cleaned_data[name] for name in TABLE_SETTING_FIELDS if name in form.cleaned_data}
+        who = {"actor": request.user, "reason": form.cleaned_data["reason"], "origin": origin_from_request(request)}
         if change:
             table = Table.objects.get(pk=obj.pk)
             changed_settings = {name: value for name, value in data.items() if getattr(table, name) != value}
             if changed_settings:
-                table = services.table_update(actor=request.user, table=table, **changed_settings)
+                table = services.table_update(table=table, **who, **changed_settings)
             if form.cleaned_data["state"] != table.state:
                 # Through the rounds owner, like the page and the API: closing voids the round in play.
-                table = table_state_change(actor=request.user, table=table, state=form.cleaned_data["state"])
+                table = table_state_change(table=table, state=form.cleaned_data["state"], **who)
         else:
             table = services.table_create(
-                actor=request.user, code=form.cleaned_data["code"], profile=form.cleaned_data["profile"],
-                state=form.cleaned_data["state"], **data,
+                code=form.cleaned_data["code"], profile=form.cleaned_data["profile"],
+                state=form.cleaned_data["state"], **who, **data,
             )
         # The admin goes on to log and redirect with `obj`; make it the row the services wrote.
         obj.pk = table.pk
@@ -96,6 +101,8 @@ class TableAdmin(RoleAdmin):
 
 
 class BetLimitAdminForm(forms.ModelForm):
+    reason = _reason_field()
+
     class Meta:
         model = BetLimit
         fields = ["table", "bet_type", "currency", "min", "max", "chips"]
@@ -139,13 +146,15 @@ class BetLimitAdmin(RoleAdmin):
         services.bet_limits_set(actor=request.user, table=table, limits=[{
             "bet_type": obj.bet_type, "currency": obj.currency, "min": obj.min, "max": obj.max,
             "chips": obj.chips,
-        }])
+        }], reason=form.cleaned_data["reason"], origin=origin_from_request(request))
         saved = BetLimit.objects.get(table=table, bet_type=obj.bet_type, currency=obj.currency)
         obj.pk = saved.pk
         obj.refresh_from_db()
 
 
 class TablePaytableAdminForm(forms.ModelForm):
+    reason = _reason_field()
+
     class Meta:
         model = TablePaytable
         fields = ["offered", "paytable"]
@@ -176,29 +185,21 @@ class TablePaytableAdmin(RoleAdmin):
     def save_model(self, request, obj, form, change):
         table = Table.objects.get(pk=obj.table_id)
         current = TablePaytable.objects.get(pk=obj.pk)
+        who = {"actor": request.user, "reason": form.cleaned_data["reason"], "origin": origin_from_request(request)}
         if current.paytable != form.cleaned_data["paytable"]:
-            services.paytable_set(actor=request.user, table=table, side_bet=obj.side_bet,
-                                  paytable=form.cleaned_data["paytable"])
+            services.paytable_set(table=table, side_bet=obj.side_bet, paytable=form.cleaned_data["paytable"], **who)
         if current.offered != form.cleaned_data["offered"]:
             offered = set(services.table_document(table)["side_bets"])
             offered ^= {obj.side_bet}
-            services.table_update(actor=request.user, table=Table.objects.get(pk=table.pk), side_bets=offered)
+            services.table_update(table=Table.objects.get(pk=table.pk), side_bets=offered, **who)
         obj.refresh_from_db()
-
-
-class ReadOnlyAdmin(RoleAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(TableChange)
 class TableChangeAdmin(ReadOnlyAdmin):
     list_display = ["table", "version", "at", "actor", "summary"]
     list_filter = ["table"]
-    readonly_fields = ["table", "version", "at", "actor", "summary", "before", "after"]
+    readonly_fields = ["table", "version", "at", "actor", "summary", "reason", "before", "after"]
 
 
 @admin.register(TableRtpRun)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.urls import reverse
 
+from casino.fields import WholeNumberField
 from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from tables import services
 from tables.currencies import AmountError, major_to_minor, minor_to_major
@@ -14,6 +15,7 @@ from tables.models import (
     CLASSIC_DEALINGS,
     MAX_SEATS,
     BetType,
+    DisconnectPolicy,
     Profile,
     SideBet,
     Table,
@@ -52,6 +54,15 @@ def _attach(form: forms.Form, error: TableConfigError, prefix: str = "") -> None
     form.add_error(field if field in form.fields else None, error.message)
 
 
+def reason_field(label: str = "Reason for this change") -> forms.CharField:
+    """The service decides whether a reason is required (tables.services.reason_clean); its error is shown here."""
+    return forms.CharField(
+        label=label, required=False, max_length=services.REASON_MAX_LENGTH,
+        help_text="Kept with the table's history and in the staff-activity record.",
+        widget=forms.TextInput(attrs={"required": True, "maxlength": services.REASON_MAX_LENGTH}),
+    )
+
+
 class TableSettingsForm(forms.Form):
     """Create (with code and profile) or edit (with the version the form was loaded at) a table's settings."""
 
@@ -64,7 +75,7 @@ class TableSettingsForm(forms.Form):
     dealing = forms.ChoiceField(
         label="Dealing and peek", choices=[(d.value, d.label) for d in CLASSIC_DEALINGS]
     )
-    decks = forms.IntegerField(label="Decks", min_value=1, max_value=8)
+    decks = WholeNumberField(label="Decks", min_value=1, max_value=8)
     charlie_cards = forms.TypedChoiceField(
         label="Charlie", choices=CHARLIE_CHOICES, coerce=int, empty_value=None, required=False
     )
@@ -72,23 +83,28 @@ class TableSettingsForm(forms.Form):
     double_after_split = forms.BooleanField(label="Double after split", required=False)
     timeout_rule = forms.ChoiceField(label="When a player does not decide in time", choices=TimeoutRule.choices)
     new_shoe_burn = forms.BooleanField(label="Burn cards at a new shoe", required=False)
-    seats = forms.IntegerField(label="Seats", min_value=1, max_value=MAX_SEATS)
+    disconnect_policy = forms.ChoiceField(label="When a player disconnects", choices=DisconnectPolicy.choices)
+    non_live_deadline = WholeNumberField(
+        label="Seconds a non-live continuation waits for the player", min_value=60, max_value=30 * 24 * 3600
+    )
+    seats = WholeNumberField(label="Seats", min_value=1, max_value=MAX_SEATS)
     bet_behind = forms.BooleanField(label="Bet Behind", required=False)
     multi_seat = forms.BooleanField(label="Multi Seat", required=False)
     deal_now = forms.BooleanField(label="Deal Now", required=False)
     auto_confirm = forms.BooleanField(label="Confirm bets automatically", required=False)
     golden_chips = forms.BooleanField(label="Golden Chips", required=False)
-    betting_seconds = forms.IntegerField(label="Betting time (seconds)", min_value=5, max_value=120)
-    decision_seconds = forms.IntegerField(label="Decision time (seconds)", min_value=3, max_value=60)
+    betting_seconds = WholeNumberField(label="Betting time (seconds)", min_value=5, max_value=120)
+    decision_seconds = WholeNumberField(label="Decision time (seconds)", min_value=3, max_value=60)
     currencies = forms.CharField(label="Currencies", help_text="ISO codes separated by commas, e.g. EUR, GBP")
     side_bets = forms.MultipleChoiceField(
         label="Side bets offered", choices=SideBet.choices, required=False, widget=forms.CheckboxSelectMultiple
     )
-    version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    version = WholeNumberField(widget=forms.HiddenInput, required=False)
+    reason = reason_field()
 
     GROUPS = (
         ("Rules", ("dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule",
-                   "new_shoe_burn")),
+                   "new_shoe_burn", "disconnect_policy", "non_live_deadline")),
         ("Seats and features", ("seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips")),
         ("Timers and currencies", ("betting_seconds", "decision_seconds", "currencies")),
     )
@@ -135,7 +151,7 @@ class TableSettingsForm(forms.Form):
     def settings(self) -> dict:
         """The cleaned settings the service should apply (fields this profile does not show are left out)."""
         data = dict(self.cleaned_data)
-        for name in ("code", "profile", "version"):
+        for name in ("code", "profile", "version", "reason"):
             data.pop(name, None)
         return data
 
@@ -162,7 +178,8 @@ def _chip_text(chips: list[int], currency: str) -> str:
 class LimitsForm(forms.Form):
     """Minimum, maximum and chips of every offered bet type in every accepted currency, in major units."""
 
-    version = forms.IntegerField(widget=forms.HiddenInput)
+    version = WholeNumberField(widget=forms.HiddenInput)
+    reason = reason_field()
 
     def __init__(self, *args, table: Table, limits, **kwargs):
         super().__init__(*args, **kwargs)
@@ -221,17 +238,19 @@ class LimitsForm(forms.Form):
 class PaytableForm(forms.Form):
     """Pays ("to 1") of each line of one side bet's paytable."""
 
-    version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    version = WholeNumberField(widget=forms.HiddenInput, required=False)
 
     def __init__(self, *args, side_bet: str, paytable: dict[str, int], version: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.side_bet = side_bet
         for line in DEFAULT_PAYTABLES[side_bet]:
-            self.fields[line] = forms.IntegerField(
+            self.fields[line] = WholeNumberField(
                 label=f"{LINE_LABELS.get(line, line)} pays (to 1)", min_value=0, max_value=services.PAY_RANGE[1],
                 initial=paytable.get(line), widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
             )
         self.fields["version"].initial = version
+        # After the lines, so that the page lists the pays first.
+        self.fields["reason"] = reason_field()
 
     def paytable(self) -> dict[str, int]:
         return {line: self.cleaned_data[line] for line in DEFAULT_PAYTABLES[self.side_bet]}

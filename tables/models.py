@@ -31,6 +31,12 @@ class TimeoutRule(models.TextChoices):
     STAND = "stand", "Stand"
 
 
+class DisconnectPolicy(models.TextChoices):
+    VOID_WHILE_BETTING = "void_while_betting", "Bets placed while betting is open are returned"
+    BETS_STAND = "bets_stand", "Every bet stands, betting time included"
+    NON_LIVE = "non_live", "Returned while betting is open; later the player finishes off the live round"
+
+
 class TableState(models.TextChoices):
     OPEN = "open", "Open"
     PAUSED = "paused", "Paused"
@@ -61,7 +67,7 @@ FREE_BET_PROFILES = (Profile.FREE_BET, Profile.FREE_BET_SEATED)
 # game number already played, and a new profile is a new table).
 FLAG_FIELDS = (
     "dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule", "new_shoe_burn",
-    "seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
+    "disconnect_policy", "non_live_deadline", "seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
 )
 SETTING_FIELDS = ("name", *FLAG_FIELDS, "betting_seconds", "decision_seconds", "currencies", "side_bets")
 
@@ -81,6 +87,11 @@ class Table(models.Model):
     double_after_split = models.BooleanField()
     timeout_rule = models.CharField(max_length=20, choices=TimeoutRule.choices)
     new_shoe_burn = models.BooleanField()
+    disconnect_policy = models.CharField(max_length=20, choices=DisconnectPolicy.choices,
+                                         default=DisconnectPolicy.NON_LIVE)
+    non_live_deadline = models.PositiveIntegerField(
+        default=24 * 3600, help_text="Seconds a non-live continuation waits for the player before the timeout rule"
+    )
     seats = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Empty: unlimited players on a common draw (free_bet only)"
     )
@@ -92,6 +103,9 @@ class Table(models.Model):
     betting_seconds = models.PositiveSmallIntegerField(default=15)
     decision_seconds = models.PositiveSmallIntegerField(default=10)
     state = models.CharField(max_length=10, choices=TableState.choices, default=TableState.CLOSED)
+    # Why the table is in its state (a pause with no round in play has nowhere else to keep it); the table page
+    # shows it. Not part of the configuration a round freezes.
+    state_reason = models.TextField(blank=True, default="")
     currencies = models.JSONField(default=list, help_text="ISO codes of the currencies the table accepts")
     # Bumped by every change; a round records the version it opened with.
     config_version = models.PositiveIntegerField(default=1)
@@ -123,6 +137,10 @@ class Table(models.Model):
                 name="table_charlie_range",
             ),
             models.CheckConstraint(condition=Q(timeout_rule__in=TimeoutRule.values), name="table_timeout_known"),
+            models.CheckConstraint(condition=Q(disconnect_policy__in=DisconnectPolicy.values),
+                                   name="table_disconnect_policy_known"),
+            models.CheckConstraint(condition=Q(non_live_deadline__gte=60, non_live_deadline__lte=30 * 24 * 3600),
+                                   name="table_non_live_deadline_range"),
             models.CheckConstraint(
                 condition=Q(betting_seconds__gte=5, betting_seconds__lte=120), name="table_betting_seconds_range"
             ),
@@ -211,6 +229,8 @@ class TableChange(models.Model):
     )
     at = models.DateTimeField(default=timezone.now)
     summary = models.TextField()
+    # Why the operator made the change: required of a person since the staff-activity record (empty before).
+    reason = models.TextField(blank=True, default="")
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField()
 

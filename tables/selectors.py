@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rounds.engine.errors import RoundError
+from rounds.engine.errors import EngineError
 from rounds.engine.rules import Rules, rules_for
 from tables import rtp
 from tables.errors import TableConfigError, TableConflictError
@@ -149,6 +149,8 @@ def document_rules(document: Mapping[str, Any]) -> Rules:
         "double_after_split": document["double_after_split"],
         "timeout": document["timeout_rule"],
         "new_shoe_burn": document["new_shoe_burn"],
+        "disconnect_policy": document["disconnect_policy"],
+        "non_live_deadline": document["non_live_deadline"],
         "max_seats": document["seats"],
         "bet_behind": document["bet_behind"],
         "multi_seat": document["multi_seat"],
@@ -160,7 +162,7 @@ def document_rules(document: Mapping[str, Any]) -> Rules:
     }
     try:
         return rules_for(name, overrides)
-    except RoundError as exc:
+    except EngineError as exc:
         raise TableConfigError(f"The rules engine refuses this table's settings: {exc}") from exc
 
 

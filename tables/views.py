@@ -6,8 +6,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.permissions import permission_required
+from accounts.staffaudit import origin_from_request
+from casino.untrusted import InputError, optional_whole_number_parse, whole_number_parse
+from rounds.errors import InvalidRoundRequest
 from rounds.services import table_state_change
-from tables import rtp, selectors, services
+from tables import rtp, rtp_exact, selectors, services
 from tables.errors import TableConfigError, TableConflictError
 from tables.forms import LimitsForm, PaytableForm, RtpRunForm, TableSettingsForm
 from tables.models import Profile, SideBet, Table, TablePaytable, TableRtpRun, TableState
@@ -49,7 +52,8 @@ def table_new(request):
             data = form.cleaned_data
             try:
                 table = services.table_create(
-                    actor=request.user, code=data["code"], profile=profile, **form.settings(),
+                    actor=request.user, code=data["code"], profile=profile, reason=data["reason"],
+                    origin=origin_from_request(request), **form.settings(),
                 )
             except TableConfigError as error:
                 form.add_error(error.field if error.field in form.fields else None, error.message)
@@ -76,7 +80,7 @@ def table_edit(request, code: str):
             try:
                 services.table_update(
                     actor=request.user, table=table, expected_version=form.cleaned_data.get("version"),
-                    **form.settings(),
+                    reason=form.cleaned_data["reason"], origin=origin_from_request(request), **form.settings(),
                 )
             except (TableConfigError, TableConflictError) as error:
                 field = getattr(error, "field", None)
@@ -88,6 +92,15 @@ def table_edit(request, code: str):
         form = TableSettingsForm(initial=TableSettingsForm.initial_for(table.profile, table), profile=table.profile,
                                  table=table)
     return render(request, "tables/edit.html", {"form": form, "table": table})
+
+
+def _main_exact(rules) -> dict[str, str]:
+    figures = rtp_exact.main_game_figures(rtp_exact.rtp_rules_from_engine(rules))
+    return {
+        "td": rtp.float_percent(figures["rtp"], 4),
+        "cd": rtp.float_percent(figures["rtp_composition_dependent"], 4),
+        "sd": f"{figures['variance'] ** 0.5:.4f}",
+    }
 
 
 @permission_required("view_backoffice")
@@ -107,12 +120,14 @@ def table_detail(request, code: str):
         "paytable_rtps": selectors.table_paytable_rtps(table=table),
         "insurance_rtp": rtp.percent(rtp.insurance_rtp(table.decks)),
         "main_infinite_rtp": rtp.float_percent(rtp.main_game_infinite_rtp(rules), 4),
+        "main_exact": _main_exact(rules),
         "runs": runs,
         "current_run": runs[0] if runs else None,
         "rtp_form": RtpRunForm(),
         "history": history,
         "more_history": len(history) == DETAIL_HISTORY,
         "state_actions": [(state, label) for state, label in STATE_ACTIONS.items() if state != table.state],
+        "reason_max_length": services.REASON_MAX_LENGTH,
     })
 
 
@@ -126,9 +141,11 @@ def table_limits(request, code: str):
         if form.is_valid():
             try:
                 services.bet_limits_set(actor=request.user, table=table, limits=form.limits,
-                                        expected_version=form.cleaned_data["version"])
+                                        expected_version=form.cleaned_data["version"],
+                                        reason=form.cleaned_data["reason"], origin=origin_from_request(request))
             except (TableConfigError, TableConflictError) as error:
-                form.add_error(None, error.message)
+                field = getattr(error, "field", None)
+                form.add_error("reason" if field == "reason" else None, error.message)
             else:
                 messages.success(request, f"Limits of {table.code} saved.")
                 return redirect("table_detail", code=table.code)
@@ -167,7 +184,9 @@ def table_paytable(request, code: str, side_bet: str):
             try:
                 saved = services.paytable_set(actor=request.user, table=table, side_bet=side_bet,
                                               paytable=form.paytable(),
-                                              expected_version=form.cleaned_data.get("version"))
+                                              expected_version=form.cleaned_data.get("version"),
+                                              reason=form.cleaned_data["reason"],
+                                              origin=origin_from_request(request))
             except (TableConfigError, TableConflictError) as error:
                 field = getattr(error, "field", None)
                 form.add_error(field if field in form.fields else None, error.message)
@@ -190,13 +209,14 @@ def table_state(request, code: str):
     # The rounds owner, not tables.services: closing must void the round in play in the same transaction.
     table = _table_or_404(code)
     try:
-        version = int(request.POST.get("version", ""))
-    except ValueError:
+        version = whole_number_parse(request.POST.get("version", ""), field="version", minimum=1)
+    except InputError:
         version = None
     try:
         table = table_state_change(actor=request.user, table=table, state=request.POST.get("state", ""),
-                                   expected_version=version)
-    except (TableConfigError, TableConflictError) as error:
+                                   reason=request.POST.get("reason", ""), expected_version=version,
+                                   origin=origin_from_request(request))
+    except (TableConfigError, TableConflictError, InvalidRoundRequest) as error:
         messages.error(request, error.message)
     else:
         messages.success(request, f"Table {table.code} is now {table.get_state_display().lower()}.")
@@ -207,8 +227,8 @@ def table_state(request, code: str):
 def table_history(request, code: str):
     table = _table_or_404(code)
     try:
-        before = int(request.GET["before"]) if request.GET.get("before") else None
-    except ValueError:
+        before = optional_whole_number_parse(request.GET.get("before"), field="before")
+    except InputError:
         before = None
     changes = selectors.table_history(table=table, before_version=before)
     context = {"table": table, "changes": changes,
@@ -237,7 +257,8 @@ def table_rtp_start(request, code: str):
             return render(request, "tables/_rtp_run.html", {"table": table, "run": None, "error": message})
         messages.error(request, message)
         return redirect("table_detail", code=table.code)
-    run = services.rtp_run_start(actor=request.user, table=table, hands=form.cleaned_data["hands"])
+    run = services.rtp_run_start(actor=request.user, table=table, hands=form.cleaned_data["hands"],
+                                 origin=origin_from_request(request))
     if request.htmx:
         return render(request, "tables/_rtp_run.html", {"table": table, "run": run})
     return redirect("table_rtp_run", code=table.code, run_id=run.pk)

@@ -1,5 +1,6 @@
 """Plain helpers the tests import (fixtures live in tests/fixtures/, factories in tests/factories.py)."""
 
+import threading
 import time
 from pathlib import Path
 
@@ -60,3 +61,32 @@ def browser_sign_in(page, base_url: str, username: str, password: str | None = N
         page.get_by_label("Code").fill(totp_code_now(device))
         page.get_by_role("button", name="Verify").click()
         page.wait_for_url(lambda url: "/verify/" not in url)
+
+
+class RowLock:
+    """Holds FOR UPDATE locks from a connection of its own until released (for tests of who waits on whom)."""
+
+    def __init__(self, sql, params):
+        self.sql, self.params = sql, params
+        self.held, self.release = threading.Event(), threading.Event()
+        self.thread = threading.Thread(target=self._run)
+
+    def _run(self):
+        from django.db import connection, transaction
+
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(self.sql, self.params)
+                self.held.set()
+                self.release.wait(30)
+        finally:
+            connection.close()
+
+    def __enter__(self):
+        self.thread.start()
+        assert self.held.wait(10)
+        return self
+
+    def __exit__(self, *exc):
+        self.release.set()
+        self.thread.join(10)

@@ -2,33 +2,15 @@
 
 from django.contrib import admin
 
+from accounts.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
 from wallet.models import Account, Bet, BetResolution, Entry, LedgerTransaction
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class EntryInline(admin.TabularInline):
+class EntryInline(ReadOnlyInline):
     model = Entry
     fields = ("account", "amount", "balance_after", "created_at")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
     show_change_link = True
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Account)

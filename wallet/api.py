@@ -4,32 +4,17 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.permissions import has_role_permission, missing_permission_message
+from accounts.api_permissions import role_permission
+from casino.error_schema import ERRORS
+from casino.untrusted import InputError, amount_minor_parse, whole_number_parse
 from wallet import selectors, services
 from wallet.currencies import CURRENCIES, money_format
-from wallet.errors import IdempotencyKeyRequired, InvalidRequest, UnknownAccount
+from wallet.errors import IdempotencyKeyRequired, InvalidAmount, InvalidRequest, UnknownAccount
 from wallet.keys import client_key
 from wallet.selectors import HISTORY_MAX_PAGE_SIZE, HISTORY_PAGE_SIZE
-
-
-def role_permission(codename: str) -> type[BasePermission]:
-    class HasRolePermission(BasePermission):
-        message = missing_permission_message(codename)
-
-        def has_permission(self, request, view):
-            return has_role_permission(request.user, codename)
-
-    HasRolePermission.__name__ = f"Has_{codename}"
-    return HasRolePermission
-
-
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
 
 
 class AccountSerializer(serializers.Serializer):
@@ -87,16 +72,16 @@ HISTORY_PARAMETERS = [
     OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": HISTORY_MAX_PAGE_SIZE},
                      description=f"Page size, 1-{HISTORY_MAX_PAGE_SIZE}"),
 ]
-ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
 
 
 def _int_param(request, name: str, default: int | None) -> int | None:
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    if not (raw.isascii() and raw.isdigit()):  # "²" is a digit to str.isdigit, and int() refuses it
-        raise InvalidRequest(f"'{name}' must be a whole number, not {raw!r}.")
-    return int(raw)
+    try:
+        return whole_number_parse(raw, field=name)
+    except InputError as error:
+        raise InvalidRequest(error.message) from None
 
 
 def _balances(player):
@@ -155,8 +140,11 @@ class _MovementView(APIView):
             if data.get(name) in (None, ""):
                 raise InvalidRequest(f"'{name}' is required.")
         amount = data["amount"]
-        if isinstance(amount, str) and amount.isdigit():
-            amount = int(amount)
+        if isinstance(amount, str):
+            try:
+                amount = amount_minor_parse(amount)
+            except InputError as error:
+                raise InvalidAmount(error.message) from None
         key = request.headers.get("Idempotency-Key")
         if not key:
             raise IdempotencyKeyRequired("Send an Idempotency-Key header (e.g. a UUID) so a retry moves money once.")

@@ -1,8 +1,12 @@
-"""Every way a wallet call can be refused, each with a stable code the API and the pages show."""
+"""Every way a wallet call can be refused, each with a stable code the API and the pages show.
+
+IdempotencyConflict, shared with the other idempotent doors, is casino.idempotency's (named here too).
+"""
 
 from rest_framework import status
 
 from casino.api_errors import DomainError
+from casino.idempotency import IdempotencyConflict  # noqa: F401 - the conflict callers catch from here too
 
 
 class WalletError(DomainError):
@@ -53,11 +57,6 @@ class UnknownBet(WalletError):
 
 class InsufficientFunds(WalletError):
     code = "insufficient_funds"
-    http_status = status.HTTP_409_CONFLICT
-
-
-class IdempotencyConflict(WalletError):
-    code = "idempotency_conflict"
     http_status = status.HTTP_409_CONFLICT
 
 

@@ -1,5 +1,6 @@
 from django import forms
 
+from casino.fields import WholeNumberField
 from wallet.currencies import CURRENCIES, currency_get, money_format, money_parse
 from wallet.errors import WalletError
 
@@ -54,7 +55,7 @@ class CashierConfirmForm(forms.Form):
 
     operation = forms.ChoiceField(choices=OPERATIONS)
     currency = forms.ChoiceField(choices=[(code, code) for code in CURRENCIES])
-    amount_minor = forms.IntegerField(min_value=1)
+    amount_minor = WholeNumberField(min_value=1)
     idempotency_key = forms.CharField(max_length=200)
 
 

@@ -12,6 +12,7 @@ namespace either.
 
 import re
 
+from casino.checks import idempotency_key_check
 from wallet.errors import InvalidIdempotencyKey
 
 CLIENT_PREFIX = "client:"
@@ -34,10 +35,7 @@ def client_key(*, user, operation: str, key) -> ClientKey:
         raise TypeError(f"client_key needs a saved user, not {user!r}")
     if not isinstance(operation, str) or not _OPERATION.fullmatch(operation):
         raise ValueError(f"an operation name is lower-case letters, digits and _, not {operation!r}")
-    if not isinstance(key, str) or not key.strip():
-        raise InvalidIdempotencyKey("An idempotency key is required (a non-empty string, e.g. a UUID).")
-    if len(key) > CLIENT_KEY_MAX_LENGTH:
-        raise InvalidIdempotencyKey(f"An idempotency key has at most {CLIENT_KEY_MAX_LENGTH} characters.")
+    idempotency_key_check(key, max_length=CLIENT_KEY_MAX_LENGTH, error=InvalidIdempotencyKey)
     made = ClientKey(f"{CLIENT_PREFIX}{user_id}:{operation}:{key}")
     made.raw = key
     return made

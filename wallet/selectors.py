@@ -7,6 +7,7 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.db.models import Sum
 
+from casino.untrusted import InputError, whole_number_parse
 from wallet.models import Account, AccountKind, Bet, Entry, TransactionKind
 
 HISTORY_PAGE_SIZE = 50
@@ -22,8 +23,8 @@ def player_accounts(*, player) -> list[Account]:
 def player_account_get(*, player, account_id) -> Account | None:
     """One of this player's accounts, or None: an id that belongs to someone else is simply not found."""
     try:
-        account_id = int(account_id)
-    except (TypeError, ValueError):
+        account_id = whole_number_parse(account_id, field="account")
+    except InputError:
         return None
     return Account.objects.filter(player=player, pk=account_id).first()
 

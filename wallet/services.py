@@ -24,12 +24,16 @@ from typing import NamedTuple
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import StaffActionKind
+from accounts.staffaudit import Origin, for_user, staff_action_record
+from casino.checks import amount_check, idempotency_key_check
+from casino.idempotency import IdempotencyConflict
+from casino.untrusted import MAX_AMOUNT_MINOR
 from wallet import locks
 from wallet.currencies import currency_get, money_format
 from wallet.errors import (
     BetAlreadyResolved,
     CurrencyMismatch,
-    IdempotencyConflict,
     InsufficientFunds,
     InvalidAmount,
     InvalidIdempotencyKey,
@@ -57,7 +61,7 @@ from wallet.models import (
 from wallet.sql import LedgerStatements, ids_subquery
 
 # Far below PostgreSQL's bigint, so that even a batch of a million maximal amounts cannot overflow a sum.
-MAX_AMOUNT = 10**12
+MAX_AMOUNT = MAX_AMOUNT_MINOR
 KEY_MAX_LENGTH = 200
 REFERENCE_MAX_LENGTH = 64
 BET_KIND_MAX_LENGTH = 32
@@ -87,22 +91,13 @@ class BetResolutionSpec:
 
 
 def _amount_check(amount, *, what: str = "amount", zero_ok: bool = False) -> int:
-    if isinstance(amount, bool) or not isinstance(amount, int):
-        raise InvalidAmount(f"The {what} must be a whole number of minor units, not {amount!r}.")
-    if amount < 0 or (amount == 0 and not zero_ok):
-        raise InvalidAmount(f"The {what} must be {'zero or more' if zero_ok else 'positive'}, not {amount}.")
-    if amount > MAX_AMOUNT:
-        raise InvalidAmount(f"The {what} {amount} is larger than any wallet movement allows.")
-    return amount
+    return amount_check(amount, what=what, maximum=MAX_AMOUNT, error=InvalidAmount, zero_ok=zero_ok)
 
 
 def _key_check(key) -> str:
     if isinstance(key, ClientKey):
         return str(key)  # checked by client_key, and longer than a plain key may be
-    if not isinstance(key, str) or not key.strip():
-        raise InvalidIdempotencyKey("An idempotency key is required (a non-empty string, e.g. a UUID).")
-    if len(key) > KEY_MAX_LENGTH:
-        raise InvalidIdempotencyKey(f"An idempotency key has at most {KEY_MAX_LENGTH} characters.")
+    idempotency_key_check(key, max_length=KEY_MAX_LENGTH, error=InvalidIdempotencyKey)
     if is_client_key(key):
         # Only client_key makes these, so a key the system derives can never meet a client's.
         raise InvalidIdempotencyKey(f"A key beginning with {CLIENT_PREFIX!r} is made by wallet.keys.client_key.")
@@ -366,17 +361,26 @@ def tip(*, player, currency: str, amount: int, table_ref: str, idempotency_key: 
 
 
 def golden_chips_grant(*, player, currency: str, amount: int, staff, reason: str, idempotency_key: str,
-                       meta: dict | None = None, durable: bool = True) -> LedgerTransaction:
-    """Promotional Golden Chips granted by staff: house promotions -> player's Golden Chips."""
+                       meta: dict | None = None, durable: bool = True, origin: Origin | None = None,
+                       ) -> LedgerTransaction:
+    """Promotional Golden Chips granted by staff: house promotions -> player's Golden Chips. The grant and its
+    staff-activity row commit together; a replayed key returns the first grant and records nothing more."""
     currency_get(currency)
     _amount_check(amount)
     _user_id(staff, what="staff user")
-    return _transfer(
-        service="golden_chips_grant", txn_kind=TransactionKind.GOLDEN_CHIP_GRANT, player=player,
-        currency=currency, amount=amount, house_kind=AccountKind.HOUSE_PROMOTIONS,
-        player_kind=AccountKind.PLAYER_GOLDEN_CHIPS, key=_key_check(idempotency_key), actor=staff,
-        reason=_text_check(reason, what="reason", max_length=2000, required=True), meta=meta, durable=durable,
-    )
+    reason = _text_check(reason, what="reason", max_length=2000, required=True)
+    with transaction.atomic(durable=durable):
+        txn = _transfer(
+            service="golden_chips_grant", txn_kind=TransactionKind.GOLDEN_CHIP_GRANT, player=player,
+            currency=currency, amount=amount, house_kind=AccountKind.HOUSE_PROMOTIONS,
+            player_kind=AccountKind.PLAYER_GOLDEN_CHIPS, key=_key_check(idempotency_key), actor=staff,
+            reason=reason, meta=meta, durable=False,
+        )
+        if not getattr(txn, "replayed", False):
+            staff_action_record(actor=staff, action=StaffActionKind.GOLDEN_CHIPS_GRANTED, target=for_user(player),
+                                origin=origin, reason=reason,
+                                details={"amount": amount, "currency": currency, "transaction": txn.pk})
+    return txn
 
 
 def adjust(*, player, currency: str, amount: int, staff, reason: str, idempotency_key: str,

@@ -10,6 +10,8 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from accounts.permissions import permission_required
+from casino.idempotency import IdempotencyConflict
+from casino.untrusted import InputError, optional_whole_number_parse
 from wallet import selectors, services
 from wallet.currencies import CURRENCIES, money_format
 from wallet.errors import WalletError
@@ -29,12 +31,7 @@ def _selected_account(request, *, player, accounts):
 
 
 def _cursor(request) -> int | None:
-    raw = request.GET.get("before")
-    if raw is None:
-        return None
-    if not raw.isdigit():
-        raise ValueError
-    return int(raw)
+    return optional_whole_number_parse(request.GET.get("before"), field="before")
 
 
 def _wallet_page(request, *, player, page_url: str, csv_url: str, staff_view: bool):
@@ -42,8 +39,8 @@ def _wallet_page(request, *, player, page_url: str, csv_url: str, staff_view: bo
     account = _selected_account(request, player=player, accounts=accounts)
     try:
         before = _cursor(request)
-    except ValueError:
-        return HttpResponseBadRequest("The 'before' cursor must be an entry number.", content_type="text/plain")
+    except InputError as error:
+        return HttpResponseBadRequest(error.message, content_type="text/plain")
     page = selectors.account_history(account=account, before=before) if account else None
     older_url = None
     if page and page.next_before:
@@ -160,7 +157,7 @@ def cashier(request):
         txn = service(player=request.user, currency=data["currency"], amount=data["amount_minor"],
                       actor=request.user, idempotency_key=client_key(
                           user=request.user, operation=data["operation"], key=data["idempotency_key"]))
-    except WalletError as exc:
+    except (WalletError, IdempotencyConflict) as exc:
         # Back to the form with a fresh key: nothing moved, so the next attempt is a new request.
         form = CashierForm(initial={
             "operation": data["operation"], "currency": data["currency"], "idempotency_key": str(uuid.uuid4()),

@@ -16,6 +16,9 @@ from rounds.api.client import (
     BetsDoubleApi,
     BetsRepeatApi,
     ConfirmApi,
+    ContinuationApi,
+    ContinuationDecisionApi,
+    ContinuationReconnectApi,
     DecisionApi,
     InsuranceApi,
     LeaveApi,
@@ -36,7 +39,8 @@ from rounds.api.studio import (
 )
 
 __all__ = [
-    "BetsApi", "BetsDoubleApi", "BetsRepeatApi", "CardApi", "CloseBettingApi", "ConfirmApi", "DealerCompleteApi",
+    "BetsApi", "BetsDoubleApi", "BetsRepeatApi", "CardApi", "CloseBettingApi", "ConfirmApi", "ContinuationApi",
+    "ContinuationDecisionApi", "ContinuationReconnectApi", "DealerCompleteApi",
     "DecisionApi", "InsuranceApi", "LeaveApi", "MyRoundsApi", "RecordApi", "ReplayApi", "ReverseApi", "RoundApi",
     "RoundListApi", "StatsApi", "TableCloseApi", "TableCurrentRoundApi", "TablePauseApi", "TableResumeApi",
     "TableShoeApi", "VoidApi",

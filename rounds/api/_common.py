@@ -1,4 +1,4 @@
-"""What every rounds endpoint shares: the role permissions, lookups that answer 404, the
+"""What every rounds endpoint shares: its role guards, lookups that answer 404, the
 Idempotency-Key header and the round view response.
 """
 
@@ -10,10 +10,10 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
-from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
-from accounts.permissions import has_role_permission, missing_permission_message
+from accounts.api_permissions import role_permission
+from accounts.permissions import has_role_permission
 from casino.pagination import StrictCursorPagination
 from rounds import selectors
 from rounds.api.serializers import RoundViewSerializer
@@ -27,28 +27,15 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 )
 
 
-def role(*codenames: str) -> type[BasePermission]:
-    """A DRF permission: the user holds any of these role permissions."""
+STUDIO = role_permission("configure_tables")
 
-    class HasRole(BasePermission):
-        message = missing_permission_message(codenames[0])
+PLAYER = role_permission("play")
 
-        def has_permission(self, request, view) -> bool:
-            return any(has_role_permission(request.user, codename) for codename in codenames)
+VOIDER = role_permission("void_rounds")
 
-    HasRole.__name__ = "Has_" + "_or_".join(codenames)
-    return HasRole
+BACKOFFICE = role_permission("view_backoffice")
 
-
-STUDIO = role("configure_tables")
-
-PLAYER = role("play")
-
-VOIDER = role("void_rounds")
-
-BACKOFFICE = role("view_backoffice")
-
-WATCHER = role("play", "view_backoffice", "configure_tables")
+WATCHER = role_permission("play", "view_backoffice", "configure_tables")
 
 
 def is_staff(user) -> bool:

@@ -10,7 +10,10 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from rounds import selectors, services, visibility
+from casino.error_schema import ERRORS, ErrorSerializer
+from casino.ratelimit import BetRateThrottle
+from casino.retry import retried_on_contention
+from rounds import game_history, selectors, services, visibility
 from rounds.api._common import (
     IDEMPOTENCY_HEADER,
     PLAYER,
@@ -24,7 +27,6 @@ from rounds.api._common import (
     validated,
 )
 from rounds.api.serializers import (
-    ERRORS,
     BetPlaceSerializer,
     BetResultSerializer,
     DecisionResultSerializer,
@@ -32,7 +34,6 @@ from rounds.api.serializers import (
     InsuranceResultSerializer,
     InsuranceSerializer,
     PlayerRoundSerializer,
-    RoundErrorSerializer,
     RoundViewSerializer,
     StatsSerializer,
 )
@@ -46,13 +47,13 @@ class MyRoundsApi(generics.ListAPIView):
     permission_classes = [PLAYER]
 
     def get_queryset(self):
-        return selectors.rounds_for_player_query(player=self.request.user)
+        return game_history.player_rounds_query(player=self.request.user)
 
     @extend_schema(summary="My rounds, newest first (game client history)",
-                   responses={200: PlayerRoundSerializer(many=True), 403: RoundErrorSerializer})
+                   responses={200: PlayerRoundSerializer(many=True), 403: ErrorSerializer})
     def get(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.get_queryset())
-        rows = selectors.player_rounds_totals(player=request.user, rounds=page)
+        rows = game_history.game_rows(player=request.user, rounds=page)
         return self.get_paginated_response(PlayerRoundSerializer(rows, many=True).data)
 
 
@@ -81,9 +82,11 @@ class RoundApi(APIView):
 
 class BetsApi(APIView):
     permission_classes = [PLAYER]
+    throttle_classes = [BetRateThrottle]
 
     @extend_schema(summary="Place bets on a spot (game client)", request=BetPlaceSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(BetPlaceSerializer, request)
         result = services.bets_place(round_id=round_id_or_404(game_number), player=request.user,
@@ -94,9 +97,11 @@ class BetsApi(APIView):
 
 class BetsRepeatApi(APIView):
     permission_classes = [PLAYER]
+    throttle_classes = [BetRateThrottle]
 
     @extend_schema(summary="Repeat my bets of the last round at this table", request=None,
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         result = services.bets_repeat(round_id=round.pk, player=request.user,
@@ -106,9 +111,11 @@ class BetsRepeatApi(APIView):
 
 class BetsDoubleApi(APIView):
     permission_classes = [PLAYER]
+    throttle_classes = [BetRateThrottle]
 
     @extend_schema(summary="Double all my bets in this round", request=None, parameters=[IDEMPOTENCY_HEADER],
                    responses={201: BetResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         result = services.bets_double(round_id=round.pk, player=request.user,
@@ -123,6 +130,7 @@ class ConfirmApi(APIView):
                    request=None, responses={200: inline_serializer("Confirmed", {
                        "confirmed": serializers.BooleanField(), "betting_closed": serializers.BooleanField()}),
                        **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         return Response(services.betting_confirm(round_id=round.pk, player=request.user))
@@ -131,10 +139,13 @@ class ConfirmApi(APIView):
 class LeaveApi(APIView):
     permission_classes = [PLAYER]
 
-    @extend_schema(summary="I disconnect: while betting is open my bets are refunded, later they stand",
+    @extend_schema(summary="I disconnect: the table's disconnection policy says whether my bets are refunded",
                    request=None, responses={200: inline_serializer("Left", {
                        "spots": serializers.ListField(child=serializers.IntegerField()),
-                       "refunded": serializers.BooleanField()}), **ERRORS})
+                       "refunded": serializers.BooleanField(),
+                       "policy": serializers.ChoiceField(choices=["void_while_betting", "bets_stand", "non_live"])}),
+                       **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         return Response(services.player_disconnect(round_id=round.pk, player=request.user))
@@ -145,6 +156,7 @@ class InsuranceApi(APIView):
 
     @extend_schema(summary="Take or decline insurance", request=InsuranceSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={200: InsuranceResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(InsuranceSerializer, request)
         round = round_or_404(game_number)
@@ -158,12 +170,56 @@ class DecisionApi(APIView):
 
     @extend_schema(summary="Decide: hit, stand, double or split (in turn, when legal)", request=DecisionSerializer,
                    parameters=[IDEMPOTENCY_HEADER], responses={200: DecisionResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(DecisionSerializer, request)
         round = round_or_404(game_number)
         result = services.decision_make(round_id=round.pk, player=request.user, action=data["action"],
                                         seat=data["seat"], idempotency_key=idempotency_key(request))
         return Response(DecisionResultSerializer(result).data)
+
+
+class ContinuationApi(APIView):
+    """My non-live continuations in a round: the cards carried over, the cards drawn since, what I may do."""
+
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="My non-live continuations in this round (rules.md, Disconnection)", responses={
+        200: inline_serializer("Continuations", {"continuations": serializers.ListField(
+            child=serializers.DictField())}), **ERRORS})
+    def get(self, request, game_number: str):
+        round = round_or_404(game_number)
+        rows = round.continuations.filter(player=request.user).select_related("spot", "round").order_by("id")
+        return Response({"continuations": [services.continuation_view(row) for row in rows]})
+
+
+class ContinuationReconnectApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="I am back: open my non-live continuations of this round for my decisions (once)",
+                   request=None, responses={200: inline_serializer("Reconnected", {
+                       "continuations": serializers.ListField(child=serializers.IntegerField())}), **ERRORS})
+    @retried_on_contention
+    def post(self, request, game_number: str):
+        round = round_or_404(game_number)
+        return Response(services.continuation_reconnect(round_id=round.pk, player=request.user))
+
+
+class ContinuationDecisionApi(APIView):
+    permission_classes = [PLAYER]
+
+    @extend_schema(summary="Decide in my non-live continuation: hit, stand, double or split (when legal)",
+                   request=DecisionSerializer, parameters=[IDEMPOTENCY_HEADER], responses={
+                       200: inline_serializer("ContinuationDecision", {
+                           "continuation": serializers.IntegerField(), "action": serializers.CharField(),
+                           "hand": serializers.IntegerField(), "status": serializers.CharField()}), **ERRORS})
+    @retried_on_contention
+    def post(self, request, game_number: str):
+        data = validated(DecisionSerializer, request)
+        round = round_or_404(game_number)
+        return Response(services.continuation_decide(
+            round_id=round.pk, player=request.user, action=data["action"], seat=data["seat"],
+            idempotency_key=idempotency_key(request)))
 
 
 class StatsApi(APIView):

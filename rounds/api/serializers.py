@@ -8,15 +8,6 @@ from rounds import services
 from rounds.models import CardTarget, RoundState
 
 
-class RoundErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-    fields = serializers.DictField(required=False, help_text="per-field problems, for invalid input")
-
-
-ERRORS = {400: RoundErrorSerializer, 403: RoundErrorSerializer, 404: RoundErrorSerializer, 409: RoundErrorSerializer}
-
-
 class BetViewSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     kind = serializers.CharField()
@@ -179,7 +170,8 @@ class RoundSummarySerializer(serializers.Serializer):
 class PlayerRoundSerializer(RoundSummarySerializer):
     staked = serializers.DictField(child=serializers.IntegerField(), help_text="currency -> stakes, minor units")
     returned = serializers.DictField(child=serializers.IntegerField(), help_text="currency -> paid back so far")
-    net = serializers.DictField(allow_null=True, help_text="the settled result of your spots, by label")
+    net = serializers.DictField(source="spot_nets", allow_null=True,
+                                help_text="the settled result of your spots, by label")
 
 
 class StatsSituationSerializer(serializers.Serializer):

@@ -9,6 +9,9 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.staffaudit import origin_from_request
+from casino.error_schema import ERRORS, ErrorSerializer
+from casino.retry import retried_on_contention
 from rounds import selectors, services
 from rounds.api._common import (
     BACKOFFICE,
@@ -21,12 +24,10 @@ from rounds.api._common import (
     validated,
 )
 from rounds.api.serializers import (
-    ERRORS,
     OpenRoundSerializer,
     ReasonSerializer,
     RecordSerializer,
     ReplaySerializer,
-    RoundErrorSerializer,
     RoundSummarySerializer,
     RoundViewSerializer,
 )
@@ -53,13 +54,14 @@ class RoundListApi(generics.ListAPIView):
         summary="Every round, newest first (staff)",
         parameters=[OpenApiParameter("state", str, enum=RoundState.values, required=False),
                     OpenApiParameter("table", str, required=False, description="a table code")],
-        responses={200: RoundSummarySerializer(many=True), 403: RoundErrorSerializer},
+        responses={200: RoundSummarySerializer(many=True), 403: ErrorSerializer},
     )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(summary="Open a round at a table (studio)", request=OpenRoundSerializer,
                    responses={201: RoundViewSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request):
         data = validated(OpenRoundSerializer, request)
         round = services.round_open(table=table_or_404(data["table"]), actor=request.user)
@@ -71,10 +73,12 @@ class VoidApi(APIView):
 
     @extend_schema(summary="Void a round that is not settled; its stakes are refunded by a worker",
                    request=ReasonSerializer, responses={200: RoundViewSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(ReasonSerializer, request)
         round = round_or_404(game_number)
-        services.round_void(round_id=round.pk, actor=request.user, reason=data["reason"])
+        services.round_void(round_id=round.pk, actor=request.user, reason=data["reason"],
+                            origin=origin_from_request(request))
         return state_response(request, round)
 
 
@@ -83,10 +87,12 @@ class ReverseApi(APIView):
 
     @extend_schema(summary="Reverse a settled round with compensating transactions (staff)",
                    request=ReasonSerializer, responses={200: RoundViewSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(ReasonSerializer, request)
         round = round_or_404(game_number)
-        services.round_reverse(round_id=round.pk, actor=request.user, reason=data["reason"])
+        services.round_reverse(round_id=round.pk, actor=request.user, reason=data["reason"],
+                               origin=origin_from_request(request))
         return state_response(request, round)
 
 

@@ -9,10 +9,12 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.staffaudit import origin_from_request
+from casino.error_schema import ERRORS
+from casino.retry import retried_on_contention
 from rounds import services
 from rounds.api._common import STUDIO, round_or_404, state_response, table_or_404, validated
 from rounds.api.serializers import (
-    ERRORS,
     CardResultSerializer,
     CardSerializer,
     ReasonSerializer,
@@ -30,6 +32,7 @@ class _TableActionApi(APIView):
     def act(self, request, table: Table) -> Table:
         raise NotImplementedError
 
+    @retried_on_contention
     def post(self, request, code: str):
         table = self.act(request, table_or_404(code))
         return Response(TableStateSerializer(table).data)
@@ -43,7 +46,8 @@ class TablePauseApi(_TableActionApi):
 
     def act(self, request, table):
         return services.table_pause(table=table, actor=request.user,
-                                    reason=validated(ReasonSerializer, request)["reason"])
+                                    reason=validated(ReasonSerializer, request)["reason"],
+                                    origin=origin_from_request(request))
 
 
 class TableResumeApi(_TableActionApi):
@@ -53,7 +57,7 @@ class TableResumeApi(_TableActionApi):
         return super().post(request, code)
 
     def act(self, request, table):
-        return services.table_resume(table=table, actor=request.user)
+        return services.table_resume(table=table, actor=request.user, origin=origin_from_request(request))
 
 
 class TableCloseApi(_TableActionApi):
@@ -64,7 +68,8 @@ class TableCloseApi(_TableActionApi):
 
     def act(self, request, table):
         return services.table_close(table=table, actor=request.user,
-                                    reason=validated(ReasonSerializer, request)["reason"])
+                                    reason=validated(ReasonSerializer, request)["reason"],
+                                    origin=origin_from_request(request))
 
 
 class TableShoeApi(APIView):
@@ -73,6 +78,7 @@ class TableShoeApi(APIView):
     @extend_schema(summary="Start a new shoe at a table (studio)", request=ShoeSerializer, responses={
         201: inline_serializer("ShoeStarted", {"table": serializers.CharField(), "number": serializers.IntegerField(),
                                                "burned": serializers.IntegerField()}), **ERRORS})
+    @retried_on_contention
     def post(self, request, code: str):
         data = validated(ShoeSerializer, request)
         shoe = services.shoe_start(table=table_or_404(code), actor=request.user, burn_card=data["burn_card"])
@@ -84,6 +90,7 @@ class CloseBettingApi(APIView):
     permission_classes = [STUDIO]
 
     @extend_schema(summary="Close betting (studio)", request=None, responses={200: RoundViewSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         services.round_betting_close(round_id=round.pk, actor=request.user)
@@ -95,6 +102,7 @@ class CardApi(APIView):
 
     @extend_schema(summary="Record the next card from the table (studio)", request=CardSerializer,
                    responses={200: CardResultSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(CardSerializer, request)
         round = round_or_404(game_number)
@@ -108,6 +116,7 @@ class DealerCompleteApi(APIView):
 
     @extend_schema(summary="The dealer's hand is complete: settle the round (studio)", request=None,
                    responses={200: RoundViewSerializer, **ERRORS})
+    @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
         services.dealer_complete(round_id=round.pk, actor=request.user)

@@ -5,6 +5,8 @@ Decisions the rules contract left open (docs/rules.md writes them down):
   paid double or split after insurance must be covered by what remains; insurance the balance cannot cover
   is an invalid record.
 - A stake of 0 means "not staked". A position with no main bet can hold no side bet, insurance or decision.
+- No stake may exceed `MAX_STAKE`, the largest single stake the live tables accept (the bet API refuses more),
+  so a script cannot settle a round no table could have dealt.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import Card
-from .errors import RoundError
+from .errors import EngineError
 from .play import ACTIONS
 from .rules import Rules
 from .sidebets import SIDE_BETS
+
+MAX_STAKE = 10**12
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,80 +63,80 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-# The largest single amount the wallet accepts (wallet.services.MAX_AMOUNT; the engine imports no Django app).
-MAX_STAKE = 10**12
-
-
-def _check_stake(name: str, value: Any, *, capped: bool = True) -> None:
+def _check_stake(name: str, value: Any, *, ceiling: int | None = MAX_STAKE) -> None:
     if not _is_int(value) or value < 0:
-        raise RoundError(f"{name} must be a whole number of minor units, not {value!r}")
-    if capped and value > MAX_STAKE:
-        raise RoundError(f"{name} {value} is above the largest amount the system accepts ({MAX_STAKE})")
+        raise EngineError(f"{name} must be a whole number of minor units, not {_short(value)}")
+    if ceiling is not None and value > ceiling:
+        raise EngineError(f"{name} {_short(value)} is above the largest stake the tables accept ({ceiling})")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def check_entry(rules: Rules, entry: PlayerEntry, dealer_up: Card) -> None:
-    """Raise RoundError (naming the player) for stakes or flags the rules do not allow."""
+    """Raise EngineError (naming the player) for stakes or flags the rules do not allow."""
     try:
         _check_bets(rules, entry)
         _check_insurance(rules, entry, dealer_up)
         _check_log(rules, entry)
-    except RoundError as error:
-        raise RoundError(f"{entry.id}: {error}") from None
+    except EngineError as error:
+        raise EngineError(f"{entry.id}: {error}") from None
 
 
 def _check_bets(rules: Rules, entry: PlayerEntry) -> None:
     _check_stake("main bet", entry.main)
     _check_stake("golden chip bet", entry.golden_chip)
     if entry.main and entry.golden_chip:
-        raise RoundError("a position's main bet is either cash or Golden Chips, not both")
+        raise EngineError("a position's main bet is either cash or Golden Chips, not both")
     if entry.golden_chip and not rules.golden_chips:
-        raise RoundError("Golden Chips are not accepted at this table")
+        raise EngineError("Golden Chips are not accepted at this table")
     if entry.unit % 2:
-        raise RoundError(f"main bet {entry.unit} must be an even number of minor units")
+        raise EngineError(f"main bet {entry.unit} must be an even number of minor units")
     seen: set[str] = set()
     for name, stake in entry.side_bets:
         if name not in SIDE_BETS:
-            raise RoundError(f"unknown bet {name!r}")
+            raise EngineError(f"unknown bet {name!r}")
         if name not in rules.side_bets:
-            raise RoundError(f"side bet {name} is not offered by {rules.name}")
+            raise EngineError(f"side bet {name} is not offered by {rules.name}")
         if name in seen:
-            raise RoundError(f"side bet {name} is given twice")
+            raise EngineError(f"side bet {name} is given twice")
         seen.add(name)
         _check_stake(f"side bet {name}", stake)
         if stake and not entry.unit:
-            raise RoundError(f"side bet {name} needs a main bet on the same position")
+            raise EngineError(f"side bet {name} needs a main bet on the same position")
     if entry.balance is not None:
-        # Not capped: a balance is funds, and a live round's covers up to three paid actions of a main bet.
-        _check_stake("balance", entry.balance, capped=False)
+        _check_stake("balance", entry.balance, ceiling=None)
 
 
 def _check_insurance(rules: Rules, entry: PlayerEntry, dealer_up: Card) -> None:
     if not isinstance(entry.insurance, bool):
-        raise RoundError(f"insurance must be true or false, not {entry.insurance!r}")
+        raise EngineError(f"insurance must be true or false, not {_short(entry.insurance)}")
     if not entry.insurance:
         return
     if entry.behind:
-        raise RoundError("a Bet Behind cannot be insured")
+        raise EngineError("a Bet Behind cannot be insured")
     if entry.golden_chip:
-        raise RoundError("a Golden Chip bet cannot be insured")
+        raise EngineError("a Golden Chip bet cannot be insured")
     if not entry.main:
-        raise RoundError("insurance needs a main bet")
+        raise EngineError("insurance needs a main bet")
     if not rules.offers_insurance(dealer_up.points):
-        raise RoundError(f"insurance is offered only with an ace up, the up card is {dealer_up}")
+        raise EngineError(f"insurance is offered only with an ace up, the up card is {dealer_up}")
     remaining = entry.balance_after_insurance()
     if remaining is not None and remaining < 0:
-        raise RoundError(f"insurance costs {entry.insurance_stake} but the balance is {entry.balance}")
+        raise EngineError(f"insurance costs {entry.insurance_stake} but the balance is {entry.balance}")
 
 
 def _check_log(rules: Rules, entry: PlayerEntry) -> None:
     for action in entry.actions:
-        if action not in ACTIONS:
-            raise RoundError(f"unknown action {action!r}")
+        if not isinstance(action, str) or action not in ACTIONS:
+            raise EngineError(f"unknown action {_short(action)}")
     if entry.behind:
         if not rules.bet_behind:
-            raise RoundError(f"Bet Behind is not offered by {rules.name}")
+            raise EngineError(f"Bet Behind is not offered by {rules.name}")
         if entry.actions:
-            raise RoundError("a Bet Behind follows the seat and logs no decisions")
+            raise EngineError("a Bet Behind follows the seat and logs no decisions")
 
 
 def side_bet_stakes(entry: PlayerEntry) -> Sequence[tuple[str, int]]:

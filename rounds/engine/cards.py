@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from random import Random
 
-from .errors import RoundError
+from .errors import EngineError
 
 RANKS = "A23456789TJQK"
 SUITS = "shdc"
@@ -31,7 +31,7 @@ class Card:
 
     def __post_init__(self) -> None:
         if self.rank not in _POINTS or len(self.suit) != 1 or self.suit not in SUITS:
-            raise RoundError(f"unknown card {self.rank + self.suit!r}")
+            raise EngineError(f"unknown card {self.rank + self.suit!r}")
         object.__setattr__(self, "points", _POINTS[self.rank])
 
     def __str__(self) -> str:
@@ -56,23 +56,23 @@ _BY_TEXT: dict[str, Card] = {str(card): card for card in ALL_CARDS}
 
 
 def parse_card(text: object) -> Card:
-    """`"Ah"` -> the ace of hearts. Raises RoundError for anything that is not one of the 52 cards."""
+    """`"Ah"` -> the ace of hearts. Raises EngineError for anything that is not one of the 52 cards."""
     card = _BY_TEXT.get(text) if isinstance(text, str) else None
     if card is None:
-        raise RoundError(f"unknown card {text!r}")
+        raise EngineError(f"unknown card {text!r}")
     return card
 
 
 def parse_cards(texts: object) -> list[Card]:
     if not isinstance(texts, list):
-        raise RoundError(f"expected a list of cards, got {texts!r}")
+        raise EngineError(f"expected a list of cards, got {texts!r}")
     return [parse_card(text) for text in texts]
 
 
 def new_shoe(decks: int = DEFAULT_DECKS, rng: Random | None = None) -> list[Card]:
     """A freshly shuffled shoe of `decks` full decks (cryptographic shuffle unless an rng is given, for tests)."""
     if decks < 1:
-        raise RoundError(f"a shoe needs at least one deck, not {decks}")
+        raise EngineError(f"a shoe needs at least one deck, not {decks}")
     shoe = list(ALL_CARDS) * decks
     (rng or secrets.SystemRandom()).shuffle(shoe)
     return shoe
@@ -86,7 +86,7 @@ def burn_count(shown: Card) -> int:
 def burn_new_shoe(shoe: list[Card]) -> tuple[Card, list[Card], list[Card]]:
     """Apply the new-shoe burn: returns (shown card, burned cards, the cards left to deal)."""
     if not shoe:
-        raise RoundError("cannot burn from an empty shoe")
+        raise EngineError("cannot burn from an empty shoe")
     shown = shoe[0]
     burned_end = 1 + burn_count(shown)
     return shown, shoe[1:burned_end], shoe[burned_end:]
@@ -95,7 +95,7 @@ def burn_new_shoe(shoe: list[Card]) -> tuple[Card, list[Card], list[Card]]:
 def cut_card_index(decks: int = DEFAULT_DECKS, penetration: float = 0.75, rng: Random | None = None) -> int:
     """Where the cut card goes: around `penetration` of the shoe, +/- half a deck, so the end is not predictable."""
     if not 0.0 < penetration < 1.0:
-        raise RoundError(f"penetration must be between 0 and 1, not {penetration}")
+        raise EngineError(f"penetration must be between 0 and 1, not {penetration}")
     size = 52 * decks
     spread = 26
     centre = round(size * penetration)
@@ -122,7 +122,7 @@ class Shoe:
 
     def draw(self) -> Card:
         if self.position >= len(self.cards):
-            raise RoundError("the shoe is empty")
+            raise EngineError("the shoe is empty")
         card = self.cards[self.position]
         self.position += 1
         return card
@@ -136,4 +136,4 @@ def validate_card_counts(cards: Iterable[Card], decks: int = DEFAULT_DECKS) -> N
     """A card record can hold no more copies of a card than the shoe: a ninth copy in 8 decks is a malfunction."""
     for card, count in Counter(cards).items():
         if count > decks:
-            raise RoundError(f"card {card} appears {count} times but {decks} decks hold only {decks}")
+            raise EngineError(f"card {card} appears {count} times but {decks} decks hold only {decks}")

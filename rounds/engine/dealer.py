@@ -1,7 +1,7 @@
 """The dealer's hand: peeking, and checking that recorded dealer cards obey the drawing rule.
 
 The dealer's cards are facts recorded from the table. A record that breaks the drawing rule is a malfunction,
-never a result, so it raises RoundError.
+never a result, so it raises EngineError.
 
 Decision the rules contract left open (docs/rules.md writes it down): when no player hand on the position is
 live, the dealer "draws no further card", but the contract's vectors (tests/vectors) record complete dealer
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card
-from .errors import RoundError
+from .errors import EngineError
 from .hands import hand_value
 from .rules import Rules
 
@@ -48,7 +48,7 @@ def peeked_blackjack(rules: Rules, cards: Sequence[Card]) -> bool:
     if not cards or not rules.peeks(cards[0].points):
         return False
     if len(cards) < 2:
-        raise RoundError("the dealer's hole card is missing")
+        raise EngineError("the dealer's hole card is missing")
     return dealer_has_blackjack(cards)
 
 
@@ -75,22 +75,22 @@ def dealer_needs_card(
 def check_dealer_cards(
     rules: Rules, cards: Sequence[Card], *, must_complete: bool, needs_second: bool
 ) -> None:
-    """Raise RoundError unless the recorded dealer cards are a correct dealer hand for this round.
+    """Raise EngineError unless the recorded dealer cards are a correct dealer hand for this round.
 
     must_complete: some player hand is live, so the dealer must draw to 17 or more.
     needs_second: the second card must be shown (hole card dealt, insurance or a blackjack to settle).
     """
     if not cards:
-        raise RoundError("the dealer has no card")
+        raise EngineError("the dealer has no card")
     if (needs_second or rules.has_hole_card or must_complete) and len(cards) < 2:
-        raise RoundError("the dealer's second card is missing")
+        raise EngineError("the dealer's second card is missing")
     for index in range(2, len(cards)):
         total = hand_value(cards[:index])[0]
         if total >= DEALER_STANDS_ON:
-            raise RoundError(f"the dealer drew {cards[index]} on {total}, but stands on 17 or more")
+            raise EngineError(f"the dealer drew {cards[index]} on {total}, but stands on 17 or more")
     final = hand_value(cards)[0]
     if (must_complete or len(cards) > 2) and final < DEALER_STANDS_ON:
-        raise RoundError(f"a dealer card is missing: the dealer stopped on {final}")
+        raise EngineError(f"a dealer card is missing: the dealer stopped on {final}")
 
 
 def dealer_hand(rules: Rules, cards: Sequence[Card]) -> DealerHand:

@@ -1,9 +1,9 @@
 """The engine's single error type.
 
-Every malformed input, illegal decision or impossible card record raises `RoundError` with a plain one-line
+Every malformed input, illegal decision or impossible card record raises `EngineError` with a plain one-line
 message, so callers (the replay command, the API) can show it to staff as it is, without a traceback.
 """
 
 
-class RoundError(ValueError):
+class EngineError(ValueError):
     """A round or script that cannot be played or settled correctly."""

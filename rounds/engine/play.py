@@ -6,14 +6,17 @@ of (first cards, decision log, stakes, balance, stream). The live server rebuild
 ask what is legal next (`player_turn`); settlement replays whole logs (`play_log`).
 
 A request for a card is: a hit, the double card, the second card of split hand 1, its hits, then the second
-card of split hand 2 and its hits (split hand 1 is played to the end first).
+card of split hand 2 and its hits (split hand 1 is played to the end first). Seated Free Bet deals the other way
+(`Rules.split_seconds_first`): the second card of hand 1, the second card of hand 2, then hand 1's hits, then
+hand 2's hits.
 
 Decisions the rules contract left open (docs/rules.md writes them down):
 - Unfunded paid split: docs/rules.md says HIT below 11 and STAND above 11. A pair never totals exactly 11 (A-A is
   soft 12), so the gap cannot occur; the code treats 11 as HIT, like the timeout rule ("11 or less").
 - A paid double or split costs the position's main bet (a Golden Chip position pays it in cash).
 - A Bet Behind that follows a seat's split with only hand 1 plays that hand as a split hand (A+10 is 21, not
-  blackjack), because its cards are the seat's split hand.
+  blackjack), because its cards are the seat's split hand. Where both second cards come first, it skips the
+  seat's hand 2 card in the stream (that card is on the seat's hand 2, which it does not hold).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card
-from .errors import RoundError
+from .errors import EngineError
 from .hands import Hand, is_hard, is_splittable_pair
 from .rules import Rules
 
@@ -68,7 +71,7 @@ class PlayerPlay:
         follow: Sequence[tuple[int, str]] | None = None,
     ) -> None:
         if len(first_cards) != 2:
-            raise RoundError("a position starts with exactly two cards")
+            raise EngineError("a position starts with exactly two cards")
         self.rules = rules
         self.unit = main + golden
         self.balance = balance
@@ -82,6 +85,7 @@ class PlayerPlay:
         self._follow = follow
         self._follow_at = 0
         self._hand_one_only = False
+        self._skip_hand_two_card = False
 
     # --- state ---------------------------------------------------------------------------------------------
     @property
@@ -104,7 +108,18 @@ class PlayerPlay:
                 hand.cards.append(self._stream[self.used])
                 self.used += 1
                 self._pending = False
+                if self._skip_hand_two_card and len(hand.cards) == 2:
+                    self._skip_hand_two_card = False
+                    self.used += 1
                 continue
+            if self.rules.split_seconds_first:
+                waiting = next((other for other in self.hands if len(other.cards) < 2), None)
+                if waiting is not None:
+                    if self.used >= len(self._stream):
+                        return NEEDS_CARD
+                    waiting.cards.append(self._stream[self.used])
+                    self.used += 1
+                    continue
             if not hand.finished:
                 return DECISION
             if self.current + 1 < len(self.hands) and not self._hand_one_only:
@@ -145,7 +160,7 @@ class PlayerPlay:
     def apply(self, action: str) -> str:
         """Apply one logged decision at the current decision point; returns the effective action."""
         if self.advance() != DECISION:
-            raise RoundError(f"no decision is due, got {action!r}")
+            raise EngineError(f"no decision is due, got {action!r}")
         hand = self.hands[self.current]
         effective = self._resolve(hand, action)
         self.trace.append((self.current, effective))
@@ -158,11 +173,11 @@ class PlayerPlay:
         assert self._follow is not None
         while (status := self.advance()) == DECISION:
             if self._follow_at >= len(self._follow):
-                raise RoundError("the seat's decisions end before the Bet Behind hands do")
+                raise EngineError("the seat's decisions end before the Bet Behind hands do")
             hand_index, seat_action = self._follow[self._follow_at]
             self._follow_at += 1
             if hand_index != self.current:
-                raise RoundError("the Bet Behind hands do not match the seat's hands")
+                raise EngineError("the Bet Behind hands do not match the seat's hands")
             effective = self._resolve_follow(self.hands[self.current], seat_action)
             self.trace.append((self.current, effective))
             self._perform(self.hands[self.current], effective)
@@ -176,25 +191,25 @@ class PlayerPlay:
             return action
         if action == DOUBLE:
             if not self._may_double(hand):
-                raise RoundError(f"illegal action double on hand {self.current + 1} ({hand.describe()})")
+                raise EngineError(f"illegal action double on hand {self.current + 1} ({hand.describe()})")
             if self._is_free_double(hand):
                 return FREE_DOUBLE
             return DOUBLE if self._funded(self.unit) else HIT
         if action == SPLIT:
             if not self._may_split(hand):
-                raise RoundError(f"illegal action split on hand {self.current + 1} ({hand.describe()})")
+                raise EngineError(f"illegal action split on hand {self.current + 1} ({hand.describe()})")
             if self._is_free_split(hand):
                 return FREE_SPLIT
             if self._funded(self.unit):
                 return SPLIT
             return HIT if hand.total <= 11 else STAND
-        raise RoundError(f"unknown action {action!r}")
+        raise EngineError(f"unknown action {action!r}")
 
     def _resolve_follow(self, hand: Hand, seat_action: str) -> str:
         if seat_action in (DOUBLE, FREE_DOUBLE) and not self._may_double(hand):
-            raise RoundError("the Bet Behind cannot follow the seat's double")
+            raise EngineError("the Bet Behind cannot follow the seat's double")
         if seat_action in (SPLIT, FREE_SPLIT) and not self._may_split(hand):
-            raise RoundError("the Bet Behind cannot follow the seat's split")
+            raise EngineError("the Bet Behind cannot follow the seat's split")
         if seat_action == DOUBLE:
             return DOUBLE if self._funded(self.unit) else HIT_AND_STAND
         if seat_action == SPLIT:
@@ -219,7 +234,7 @@ class PlayerPlay:
         elif action in (SPLIT, FREE_SPLIT, SPLIT_HAND_ONE):
             self._split(hand, action)
         elif action != HIT:
-            raise RoundError(f"unknown action {action!r}")
+            raise EngineError(f"unknown action {action!r}")
 
     def _split(self, hand: Hand, action: str) -> None:
         first, second = hand.cards
@@ -229,6 +244,7 @@ class PlayerPlay:
         hand.split_aces = aces
         if action == SPLIT_HAND_ONE:
             self._hand_one_only = True
+            self._skip_hand_two_card = self.rules.split_seconds_first
             return
         paid = action == SPLIT
         if paid:
@@ -291,11 +307,11 @@ def play_log(
     while (status := play.advance()) == DECISION:
         if taken >= len(actions):
             hand = play.hands[play.current]
-            raise RoundError(f"missing decision for hand {play.current + 1} ({hand.describe()})")
+            raise EngineError(f"missing decision for hand {play.current + 1} ({hand.describe()})")
         play.apply(actions[taken])
         taken += 1
     if status == NEEDS_CARD:
-        raise RoundError(
+        raise EngineError(
             f"missing stream card: card {play.used + 1} is requested but the stream has {len(stream)}"
         )
     check_no_surplus(actions[taken:], decided=taken > 0)
@@ -305,7 +321,7 @@ def play_log(
 def check_no_surplus(rest: Sequence[str], *, decided: bool) -> None:
     if not rest or (not decided and list(rest) == [STAND]):
         return
-    raise RoundError(f"surplus action {rest[0]!r}: the player has no decision left")
+    raise EngineError(f"surplus action {rest[0]!r}: the player has no decision left")
 
 
 def follow_log(
@@ -323,7 +339,7 @@ def follow_log(
         rules, first_cards, main=main, golden=golden, balance=balance, stream=stream, follow=seat_trace
     )
     if play.follow_seat() == NEEDS_CARD:
-        raise RoundError(
+        raise EngineError(
             f"missing stream card: card {play.used + 1} is requested but the stream has {len(stream)}"
         )
     return play
@@ -342,14 +358,14 @@ def player_turn(
     """Live play: replay the decisions logged so far and stop where the player is now.
 
     Then `status = turn.advance()`: DECISION (see `turn.decision()` / `turn.legal_actions()`), NEEDS_CARD
-    (the player's next card is stream[`turn.next_card_index`]) or FINISHED. Raises RoundError if the log holds
+    (the player's next card is stream[`turn.next_card_index`]) or FINISHED. Raises EngineError if the log holds
     an illegal decision or more decisions than the hands allow.
     """
     play = PlayerPlay(rules, first_cards, main=main, golden=golden, balance=balance, stream=stream)
     for taken, action in enumerate(actions):
         status = play.advance()
         if status == NEEDS_CARD:
-            raise RoundError(f"decision {action!r} logged before the card it waits for was dealt")
+            raise EngineError(f"decision {action!r} logged before the card it waits for was dealt")
         if status == FINISHED:
             check_no_surplus(actions[taken:], decided=taken > 0)
             break

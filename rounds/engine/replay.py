@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from .errors import RoundError
+from .errors import EngineError
 from .script import expect_differences, script_label, settle_script
 
 
@@ -23,18 +23,45 @@ class Writer(Protocol):
     def write(self, text: str, /) -> Any: ...
 
 
-def load_scripts(path: Path) -> list[tuple[str, Any]]:
-    """(file label, script object) for every script in a file, or in every *.json of a folder (sorted)."""
+def load_file(file: Path) -> list[Any]:
+    """The scripts of one file; EngineError naming the file when it cannot be read as JSON."""
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise EngineError(f"{file}: cannot read a JSON script file (nested too deep)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise EngineError(f"{file}: cannot read a JSON script file ({error})") from None
+    except ValueError:
+        # Python refuses to convert integers of more than 4,300 digits; no stake or balance is that long.
+        raise EngineError(f"{file}: cannot read a JSON script file (a number has too many digits)") from None
+    return data if isinstance(data, list) else [data]
+
+
+def load_scripts(path: Path, err: Writer | None = None) -> list[tuple[str, Any]]:
+    """(file label, script object) for every script in a file, or in every *.json of a folder (sorted).
+
+    With `err`, an unreadable file is reported there and the others are still loaded; without it the first
+    unreadable file raises EngineError.
+    """
     files = sorted(path.glob("*.json")) if path.is_dir() else [path]
     scripts: list[tuple[str, Any]] = []
     for file in files:
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise RoundError(f"{file}: cannot read a JSON script file ({error})") from None
-        items = data if isinstance(data, list) else [data]
+            items = load_file(file)
+        except EngineError as error:
+            if err is None:
+                raise
+            err.write(f"{error}\n")
+            continue
         scripts.extend((str(file), item) for item in items)
     return scripts
+
+
+def _settle_or_reason(data: Any) -> dict[str, Any]:
+    try:
+        return settle_script(data)
+    except RecursionError:
+        raise EngineError(f"{script_label(data)}: a value is nested too deep to be a round script") from None
 
 
 def replay_scripts(scripts: Iterable[tuple[str, Any]], check: bool, out: Writer, err: Writer) -> int:
@@ -42,18 +69,34 @@ def replay_scripts(scripts: Iterable[tuple[str, Any]], check: bool, out: Writer,
     failed = False
     for label, data in scripts:
         try:
-            result = settle_script(data)
-        except RoundError as error:
+            result = _settle_or_reason(data)
+        except EngineError as error:
             err.write(f"{label}: {error}\n")
             failed = True
             continue
         out.write(json.dumps(result) + "\n")
         expect = data.get("expect") if check else None
         if expect is not None:
-            for difference in expect_differences(expect, result):
+            try:
+                differences = expect_differences(expect, result)
+            except RecursionError:
+                differences = ["expect is nested too deep to compare"]
+            for difference in differences:
                 err.write(f"{label}: {script_label(data)}: {difference}\n")
                 failed = True
     return 1 if failed else 0
+
+
+class _Counting:
+    """A writer that counts what it passes on (an unreadable file makes the call fail)."""
+
+    def __init__(self, inner: Writer) -> None:
+        self.inner = inner
+        self.count = 0
+
+    def write(self, text: str, /) -> Any:
+        self.count += 1
+        return self.inner.write(text)
 
 
 def replay_paths(
@@ -69,10 +112,8 @@ def replay_paths(
             err.write(f"{raw}: no such file or folder\n")
             failed = True
             continue
-        try:
-            scripts.extend(load_scripts(path))
-        except RoundError as error:
-            err.write(f"{error}\n")
-            failed = True
+        problems = _Counting(err)
+        scripts.extend(load_scripts(path, problems))
+        failed = failed or problems.count > 0
     code = replay_scripts(scripts, check, out, err)
     return 1 if failed else code

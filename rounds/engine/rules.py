@@ -17,13 +17,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from .errors import RoundError
+from .errors import EngineError
 from .sidebets import DEFAULT_PAYTABLES, SIDE_BETS
 
 PROFILES = ("free_bet", "free_bet_seated", "classic")
 # ace_peek: hole card dealt at once, peek only with an ace up (the free bet games).
 DEALINGS = ("ace_peek", "eu", "us_peek_before", "us_peek_after")
 TIMEOUT_RULES = ("hit_11_or_less", "stand")
+# rules.md, Disconnection: what a player's disconnection does to their bets (a per-table setting).
+DISCONNECT_POLICIES = ("void_while_betting", "bets_stand", "non_live")
+NON_LIVE_DEADLINE_RANGE = (60, 30 * 24 * 3600)  # seconds: a minute to thirty days
 SCRIPT_RULE_NAMES = {
     "free_bet": ("free_bet", None),
     "free_bet_seated": ("free_bet_seated", None),
@@ -64,6 +67,8 @@ class Rules:
     multi_seat: bool = False
     deal_now: bool = False
     auto_confirm: bool = False
+    disconnect_policy: str = "non_live"
+    non_live_deadline: int = 24 * 3600  # seconds a non-live continuation waits for the player
     paytables: Paytables = _freeze_paytables(DEFAULT_PAYTABLES)
 
     def __post_init__(self) -> None:
@@ -73,6 +78,11 @@ class Rules:
     def name(self) -> str:
         """The script name of this profile and dealing, e.g. `classic_us_peek_after`."""
         return f"classic_{self.dealing}" if self.profile == "classic" else self.profile
+
+    @property
+    def split_seconds_first(self) -> bool:
+        """After a split both hands get their second card before hand 1 is played (the seated Free Bet text)."""
+        return self.profile == "free_bet_seated" and not self.common_draw
 
     @property
     def has_hole_card(self) -> bool:
@@ -103,7 +113,7 @@ class Rules:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
         if not isinstance(data, dict) or data.get("profile") not in PROFILES:
-            raise RoundError("rules snapshot needs a known 'profile'")
+            raise EngineError("rules snapshot needs a known 'profile'")
         flags = {key: value for key, value in data.items() if key != "profile"}
         return apply_overrides(PROFILE_DEFAULTS[data["profile"]], flags)
 
@@ -129,11 +139,11 @@ _FIELD_NAMES = {f.name for f in fields(Rules)} - {"profile"}
 def _normalise_flag(key: str, value: Any) -> tuple[str, Any]:
     if key in _CHARLIE_SWITCHES:
         if not isinstance(value, bool):
-            raise RoundError(f"flag {key} must be true or false, not {value!r}")
+            raise EngineError(f"flag {key} must be true or false, not {value!r}")
         return "charlie", _CHARLIE_SWITCHES[key] if value else None
     key = _ALIASES.get(key, key)
     if key not in _FIELD_NAMES:
-        raise RoundError(f"unknown table flag {key!r}")
+        raise EngineError(f"unknown table flag {key!r}")
     if key in ("free_double_totals", "side_bets") and isinstance(value, list):
         value = tuple(value)
     if key == "paytables":
@@ -145,14 +155,14 @@ def _merge_paytables(value: Any) -> Paytables:
     if isinstance(value, tuple):
         value = {bet: dict(lines) for bet, lines in value}
     if not isinstance(value, dict):
-        raise RoundError("paytables must map a side bet to its lines")
+        raise EngineError("paytables must map a side bet to its lines")
     merged = {bet: dict(lines) for bet, lines in DEFAULT_PAYTABLES.items()}
     for bet, lines in value.items():
         if bet not in merged or not isinstance(lines, dict):
-            raise RoundError(f"unknown side bet paytable {bet!r}")
+            raise EngineError(f"unknown side bet paytable {bet!r}")
         for line, pay in lines.items():
             if line not in merged[bet] or not _is_int(pay) or pay < 0:
-                raise RoundError(f"bad paytable line {bet}.{line}: {pay!r}")
+                raise EngineError(f"bad paytable line {bet}.{line}: {pay!r}")
             merged[bet][line] = pay
     return _freeze_paytables(merged)
 
@@ -161,7 +171,7 @@ def apply_overrides(base: Rules, overrides: dict[str, Any] | None) -> Rules:
     if overrides is None:
         return base
     if not isinstance(overrides, dict):
-        raise RoundError("overrides must be an object of table flags")
+        raise EngineError("overrides must be an object of table flags")
     changes = dict(_normalise_flag(key, value) for key, value in overrides.items())
     return replace(base, **changes)
 
@@ -169,7 +179,7 @@ def apply_overrides(base: Rules, overrides: dict[str, Any] | None) -> Rules:
 def rules_for(name: str, overrides: dict[str, Any] | None = None) -> Rules:
     """The rules of a profile by script name (free_bet, free_bet_seated, classic[_eu|_us_peek_*]) plus flags."""
     if name not in SCRIPT_RULE_NAMES:
-        raise RoundError(f"unknown rules {name!r}")
+        raise EngineError(f"unknown rules {name!r}")
     profile, dealing = SCRIPT_RULE_NAMES[name]
     base = PROFILE_DEFAULTS[profile]
     if dealing is not None:
@@ -179,9 +189,9 @@ def rules_for(name: str, overrides: dict[str, Any] | None = None) -> Rules:
     # tables do): an override saying otherwise contradicts the name. Plain `classic` takes any classic dealing.
     fixed = name != "classic"
     if fixed and rules.dealing != base.dealing:
-        raise RoundError(f"rules {name} deal {base.dealing}; overrides cannot make it {rules.dealing}")
+        raise EngineError(f"rules {name} deal {base.dealing}; overrides cannot make it {rules.dealing}")
     if profile == "classic" and rules.dealing == "ace_peek":
-        raise RoundError("classic tables deal eu, us_peek_before or us_peek_after, not ace_peek")
+        raise EngineError("classic tables deal eu, us_peek_before or us_peek_after, not ace_peek")
     return rules
 
 
@@ -209,25 +219,32 @@ _BOOL_FLAGS = (
 
 def _check_rules(rules: Rules) -> None:
     if rules.profile not in PROFILES:
-        raise RoundError(f"unknown profile {rules.profile!r}")
+        raise EngineError(f"unknown profile {rules.profile!r}")
     for name in _BOOL_FLAGS:
         if not isinstance(getattr(rules, name), bool):
-            raise RoundError(f"flag {name} must be true or false, not {getattr(rules, name)!r}")
+            raise EngineError(f"flag {name} must be true or false, not {getattr(rules, name)!r}")
     if not _is_int(rules.decks) or not 1 <= rules.decks <= 16:
-        raise RoundError(f"flag decks must be a whole number of decks from 1 to 16, not {rules.decks!r}")
+        raise EngineError(f"flag decks must be a whole number of decks from 1 to 16, not {rules.decks!r}")
     if rules.max_seats is not None and (not _is_int(rules.max_seats) or rules.max_seats < 1):
-        raise RoundError(f"flag max_seats must be a positive number or null, not {rules.max_seats!r}")
+        raise EngineError(f"flag max_seats must be a positive number or null, not {rules.max_seats!r}")
     if rules.dealing not in DEALINGS:
-        raise RoundError(f"flag dealing must be one of {', '.join(DEALINGS)}, not {rules.dealing!r}")
+        raise EngineError(f"flag dealing must be one of {', '.join(DEALINGS)}, not {rules.dealing!r}")
     if rules.timeout not in TIMEOUT_RULES:
-        raise RoundError(f"flag timeout must be one of {', '.join(TIMEOUT_RULES)}, not {rules.timeout!r}")
+        raise EngineError(f"flag timeout must be one of {', '.join(TIMEOUT_RULES)}, not {rules.timeout!r}")
+    if rules.disconnect_policy not in DISCONNECT_POLICIES:
+        raise EngineError(
+            f"flag disconnect_policy must be one of {', '.join(DISCONNECT_POLICIES)}, not {rules.disconnect_policy!r}"
+        )
+    low, high = NON_LIVE_DEADLINE_RANGE
+    if not _is_int(rules.non_live_deadline) or not low <= rules.non_live_deadline <= high:
+        raise EngineError(f"flag non_live_deadline must be {low} to {high} seconds, not {rules.non_live_deadline!r}")
     if rules.charlie is not None and (not _is_int(rules.charlie) or not 3 <= rules.charlie <= 21):
-        raise RoundError(f"flag charlie must be a card count from 3 to 21 or null, not {rules.charlie!r}")
+        raise EngineError(f"flag charlie must be a card count from 3 to 21 or null, not {rules.charlie!r}")
     totals = rules.free_double_totals
     if not isinstance(totals, tuple) or not all(_is_int(t) and 4 <= t <= 20 for t in totals):
-        raise RoundError(f"flag free_double_totals must list hard totals, not {totals!r}")
+        raise EngineError(f"flag free_double_totals must list hard totals, not {totals!r}")
     if not isinstance(rules.side_bets, tuple) or not all(bet in SIDE_BETS for bet in rules.side_bets):
-        raise RoundError(f"flag side_bets must list known side bets ({', '.join(SIDE_BETS)})")
+        raise EngineError(f"flag side_bets must list known side bets ({', '.join(SIDE_BETS)})")
 
 
 PROFILE_DEFAULTS: dict[str, Rules] = {
@@ -246,6 +263,7 @@ PROFILE_DEFAULTS: dict[str, Rules] = {
         timeout="hit_11_or_less",
         bet_behind=False,
         side_bets=("any_pair", "21+3", "hot3"),
+        disconnect_policy="void_while_betting",
     ),
     "free_bet_seated": Rules(
         profile="free_bet_seated",
@@ -261,6 +279,7 @@ PROFILE_DEFAULTS: dict[str, Rules] = {
         timeout="hit_11_or_less",
         bet_behind=True,
         side_bets=("perfect_pairs", "21+3"),
+        disconnect_policy="bets_stand",
     ),
     "classic": Rules(
         profile="classic",
@@ -272,5 +291,6 @@ PROFILE_DEFAULTS: dict[str, Rules] = {
         side_bets=("perfect_pairs", "21+3"),
         golden_chips=True,
         new_shoe_burn=True,
+        disconnect_policy="non_live",
     ),
 }

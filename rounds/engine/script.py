@@ -14,7 +14,7 @@ from typing import Any
 
 from .bets import PlayerEntry
 from .cards import Card, parse_cards
-from .errors import RoundError
+from .errors import EngineError
 from .rules import Rules, rules_for
 from .settle import RoundResult, settle_round
 from .sidebets import SIDE_BETS
@@ -46,50 +46,52 @@ def script_label(data: Any) -> str:
 
 def parse_script(data: Any) -> Script:
     if not isinstance(data, dict):
-        raise RoundError("a script must be a JSON object")
+        raise EngineError("a script must be a JSON object")
     if "id" not in data:
-        raise RoundError("the script has no id")
+        raise EngineError("the script has no id")
+    if script_label(data) == "(no id)":
+        raise EngineError(f"the script id must be a string or a whole number, not a {type(data['id']).__name__}")
     rules_name = data.get("rules")
     if not isinstance(rules_name, str):
-        raise RoundError("the script needs 'rules' naming a profile")
+        raise EngineError("the script needs 'rules' naming a profile")
     rules = rules_for(rules_name, data.get("overrides") or None)
     cards = data.get("cards")
     if not isinstance(cards, dict):
-        raise RoundError("the script needs 'cards' with player, dealer and stream")
+        raise EngineError("the script needs 'cards' with player, dealer and stream")
     player_cards = tuple(parse_cards(cards.get("player")))
     if len(player_cards) != 2:
-        raise RoundError(f"cards.player must hold exactly two cards, not {len(player_cards)}")
+        raise EngineError(f"cards.player must hold exactly two cards, not {len(player_cards)}")
     dealer_cards = tuple(parse_cards(cards.get("dealer")))
     stream = tuple(parse_cards(cards.get("stream", [])))
     raw_players = data.get("players")
     if not isinstance(raw_players, list) or not raw_players:
-        raise RoundError("the script needs a non-empty 'players' list")
+        raise EngineError("the script needs a non-empty 'players' list")
     players = tuple(_parse_player(raw) for raw in raw_players)
     expect = data.get("expect")
     if expect is not None and not isinstance(expect, dict):
-        raise RoundError("'expect' must be an object keyed by player id")
+        raise EngineError("'expect' must be an object keyed by player id")
     return Script(data["id"], rules, player_cards, dealer_cards, stream, players, expect)
 
 
 def _parse_player(raw: Any) -> PlayerEntry:
     if not isinstance(raw, dict):
-        raise RoundError("each player must be a JSON object")
+        raise EngineError("each player must be a JSON object")
     player_id = raw.get("id")
     if not isinstance(player_id, str | int) or isinstance(player_id, bool) or player_id == "":
-        raise RoundError(f"player id must be a non-empty string, not {player_id!r}")
+        raise EngineError(f"player id must be a non-empty string, not {player_id!r}")
     player_id = str(player_id)
     bets = raw.get("bets", {})
     if not isinstance(bets, dict):
-        raise RoundError(f"{player_id}: bets must be an object")
+        raise EngineError(f"{player_id}: bets must be an object")
     for name in bets:
         if name not in MAIN_BETS and name not in SIDE_BETS:
-            raise RoundError(f"{player_id}: unknown bet {name!r}")
+            raise EngineError(f"{player_id}: unknown bet {name!r}")
     actions = raw.get("actions") or []
     if not isinstance(actions, list):
-        raise RoundError(f"{player_id}: actions must be a list")
+        raise EngineError(f"{player_id}: actions must be a list")
     behind = raw.get("behind", False)
     if not isinstance(behind, bool):
-        raise RoundError(f"{player_id}: behind must be true or false")
+        raise EngineError(f"{player_id}: behind must be true or false")
     insurance = raw.get("insurance", False)
     return PlayerEntry(
         id=player_id,
@@ -110,13 +112,13 @@ def run_script(script: Script) -> RoundResult:
 def settle_script(data: Any) -> dict[str, Any]:
     """Settle one round script and return the RESULT object of docs/round-script.md.
 
-    Raises RoundError whose message starts with the script id: "<id>: <plain reason>".
+    Raises EngineError whose message starts with the script id: "<id>: <plain reason>".
     """
     try:
         script = parse_script(data)
         return run_script(script).to_script(script.id)
-    except RoundError as error:
-        raise RoundError(f"{script_label(data)}: {error}") from None
+    except EngineError as error:
+        raise EngineError(f"{script_label(data)}: {error}") from None
 
 
 def expect_differences(expect: dict[str, Any], result: dict[str, Any]) -> list[str]:

@@ -24,7 +24,7 @@ from typing import Any
 from .bets import PlayerEntry, check_entry, side_bet_stakes
 from .cards import Card, validate_card_counts
 from .dealer import DealerHand, check_dealer_cards, dealer_hand, peeked_blackjack
-from .errors import RoundError
+from .errors import EngineError
 from .hands import Hand
 from .play import check_no_surplus, follow_log, play_log
 from .rules import Rules
@@ -172,7 +172,7 @@ def settle_side_bet(
         return StakeResult(stake, -stake, None)
     paytable = dict(dict(rules.paytables)[name])
     if outcome not in paytable:
-        raise RoundError(f"paytable for {name} has no line {outcome!r}")
+        raise EngineError(f"paytable for {name} has no line {outcome!r}")
     return StakeResult(stake, stake * paytable[outcome], outcome)
 
 
@@ -225,13 +225,12 @@ class _Position:
         self._stakes: dict[tuple[str, int], StakeResult] = {}
 
     def play(self, entry: PlayerEntry, play_key: tuple[Any, ...] | None) -> _Played:
-        check_entry(self.rules, entry, self.up)
         if play_key is not None and (cached := self._plays.get(play_key)) is not None:
             return cached
         try:
             played = self._play(entry)
-        except RoundError as error:
-            raise RoundError(f"{entry.id}: {error}") from None
+        except EngineError as error:
+            raise EngineError(f"{entry.id}: {error}") from None
         if play_key is not None:
             self._plays[play_key] = played
         return played
@@ -258,7 +257,6 @@ class _Position:
         return _Played(tuple(play.hands), play.used, tuple(play.trace))
 
     def follow(self, entry: PlayerEntry, seat: _Played) -> _Played:
-        check_entry(self.rules, entry, self.up)
         if not seat.has_bet:
             return _Played((), 0, (), refunded=True)
         if not entry.unit or self.peeked:
@@ -273,8 +271,8 @@ class _Position:
                 golden=entry.golden_chip,
                 balance=entry.balance,
             )
-        except RoundError as error:
-            raise RoundError(f"{entry.id}: {error}") from None
+        except EngineError as error:
+            raise EngineError(f"{entry.id}: {error}") from None
         return _Played(tuple(play.hands), play.used, tuple(play.trace))
 
     def settle(
@@ -323,17 +321,20 @@ def settle_round(
 ) -> RoundResult:
     """Play and settle every player on one position (common-draw players, or a seat and its Bet Behinds).
 
-    Raises RoundError for any record that is not a correct round: the caller voids the round.
+    Raises EngineError for any record that is not a correct round: the caller voids the round.
     With `memo`, players with identical logs and bets are computed once; the result is the same either way
     (a property test compares both paths).
     """
     player_cards, dealer_cards, stream = tuple(player_cards), tuple(dealer_cards), tuple(stream)
     if len(player_cards) != 2:
-        raise RoundError("the position needs exactly two first cards")
+        raise EngineError("the position needs exactly two first cards")
     if not dealer_cards:
-        raise RoundError("the dealer has no card")
+        raise EngineError("the dealer has no card")
     validate_card_counts(player_cards + dealer_cards + stream, rules.decks)
     _check_players(players)
+    for entry in players:
+        # Before the memo keys are built: a wrong-typed stake or log must be refused, not hashed.
+        check_entry(rules, entry, dealer_cards[0])
     position = _Position(rules, player_cards, dealer_cards, stream)
     # Identical players (equal memo keys) are played and settled once; the first of them stands for all.
     keys = [memo_key(entry) if memo and not entry.behind else None for entry in players]
@@ -363,13 +364,13 @@ def _play_key(key: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
 
 def _check_players(players: Sequence[PlayerEntry]) -> None:
     if not players:
-        raise RoundError("the position has no player")
+        raise EngineError("the position has no player")
     ids = [entry.id for entry in players]
     if len(set(ids)) != len(ids):
-        raise RoundError("player ids must be unique")
+        raise EngineError("player ids must be unique")
     for player_id in ids:
         if not isinstance(player_id, str) or not player_id:
-            raise RoundError(f"player id must be a non-empty string, not {player_id!r}")
+            raise EngineError(f"player id must be a non-empty string, not {player_id!r}")
 
 
 def _play_all(
@@ -383,7 +384,7 @@ def _play_all(
     for index in deciding:
         if players[index].behind:
             if seat is None:
-                raise RoundError(f"{players[index].id}: a Bet Behind needs a seat player to follow")
+                raise EngineError(f"{players[index].id}: a Bet Behind needs a seat player to follow")
             played[index] = position.follow(players[index], seat)
     return played
 
@@ -392,7 +393,7 @@ def _check_stream(played: Iterable[_Played], stream: tuple[Card, ...]) -> None:
     used = max((p.used for p in played), default=0)
     if used < len(stream):
         unused = " ".join(str(card) for card in stream[used:])
-        raise RoundError(f"unused stream card(s) {unused}: the players requested only {used}")
+        raise EngineError(f"unused stream card(s) {unused}: the players requested only {used}")
 
 
 def _check_dealer(

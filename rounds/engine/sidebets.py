@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .cards import RANKS, Card
-from .errors import RoundError
+from .errors import EngineError
 
 DEFAULT_PAYTABLES: dict[str, dict[str, int]] = {
     "any_pair": {"suited_pair": 25, "pair": 8},
@@ -80,7 +80,7 @@ def side_bet_outcome(bet: str, player_cards: tuple[Card, Card], dealer_up: Card)
         return _twenty_one_plus_three((first, second, dealer_up))
     if bet == "hot3":
         return _hot3((first, second, dealer_up))
-    raise RoundError(f"unknown side bet {bet!r}")
+    raise EngineError(f"unknown side bet {bet!r}")
 
 
 def side_bet_net(
@@ -96,5 +96,5 @@ def side_bet_net(
     if outcome is None:
         return -stake
     if outcome not in table:
-        raise RoundError(f"paytable for {bet} has no line {outcome!r}")
+        raise EngineError(f"paytable for {bet} has no line {outcome!r}")
     return stake * table[outcome]

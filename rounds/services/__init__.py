@@ -13,16 +13,19 @@ service and the limits they check:
     betting      bets_place / bets_repeat / bets_double, betting_confirm (Deal Now), player_disconnect
     dealing      round_betting_close, card_record, the deal order
     insurance    insurance_decide, the end of the insurance phase and the dealer's peek
+    continuation the non-live continuation: reconnect, decide, the deadline's sweep
     play         decision_make, Bet Behinds following their seat, whose turn it is
     timers       round_advance, timeouts, rounds_timers_sweep
     settlement   dealer_complete, round_settle
     voids        round_void, round_void_refunds, round_reverse, spot refunds
     table_state  table_open / table_pause / table_resume / table_close, table_state_change (page, admin)
     sweeps       rounds_recovery_sweep
+    attention    round_attention_flag (the worker gave up), round_attention_retry (staff)
 """
 
 from rounds.idempotency import KEY_MAX_LENGTH
 from rounds.services._common import REASON_MAX_LENGTH
+from rounds.services.attention import round_attention_flag, round_attention_retry
 from rounds.services.betting import (
     BET_NAMES,
     MAX_STAKE,
@@ -31,6 +34,13 @@ from rounds.services.betting import (
     bets_repeat,
     betting_confirm,
     player_disconnect,
+)
+from rounds.services.continuation import (
+    continuation_complete,
+    continuation_decide,
+    continuation_reconnect,
+    continuation_view,
+    continuations_sweep,
 )
 from rounds.services.dealing import card_record, round_betting_close
 from rounds.services.insurance import insurance_decide
@@ -59,7 +69,14 @@ __all__ = [
     "decision_make",
     "insurance_decide",
     "player_disconnect",
+    "continuation_complete",
+    "continuation_decide",
+    "continuation_reconnect",
+    "continuation_view",
+    "continuations_sweep",
     "round_advance",
+    "round_attention_flag",
+    "round_attention_retry",
     "round_betting_close",
     "round_open",
     "round_reverse",

@@ -4,22 +4,22 @@ the compare-and-set state transition and queueing Celery work after commit.
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime
 
-from django.db import transaction
 from django.utils import timezone
 
 from accounts.permissions import require_permission
+from casino.checks import reason_check
+from casino.queue import task_queue
 from rounds.audit import event_add
 from rounds.errors import IllegalTransition, InvalidRoundRequest, TableNotPlaying
 from rounds.models import TRANSITIONS, Round, RoundState
 from tables.models import Table, TableState
 
-logger = logging.getLogger(__name__)
-
-
 REASON_MAX_LENGTH = 2000
+
+# Kombu's publish retries when the broker connection fails: about 5 s in all before giving up.
+QUEUE_RETRY_POLICY = {"max_retries": 6, "interval_start": 0.2, "interval_step": 0.4, "interval_max": 1.5}
 
 
 def _now(now: datetime | None) -> datetime:
@@ -31,26 +31,13 @@ def _label(state: str) -> str:
 
 
 def _queue(task_name: str, round_id: int) -> None:
-    from rounds import tasks
-
-    task = getattr(tasks, task_name)
-
-    def send() -> None:
-        try:
-            task.delay(round_id)
-        except Exception:
-            # The round's state is committed; the recovery sweep queues settles and refunds again.
-            logger.exception("round %s: could not queue %s", round_id, task_name)
-
-    transaction.on_commit(send)
+    """rounds.tasks.<task_name>(round_id) after commit; a broker briefly away is waited for, and a send that fails
+    is queued again by the recovery sweep."""
+    task_queue(name=f"rounds.tasks.{task_name}", args=(round_id,), retry_policy=QUEUE_RETRY_POLICY)
 
 
-def _reason_check(reason) -> str:
-    if not isinstance(reason, str) or not reason.strip():
-        raise InvalidRoundRequest("A reason is required.")
-    if len(reason) > REASON_MAX_LENGTH:
-        raise InvalidRoundRequest(f"A reason has at most {REASON_MAX_LENGTH} characters.")
-    return reason.strip()
+def _reason_check(reason, *, required: bool = True) -> str:
+    return reason_check(reason, max_length=REASON_MAX_LENGTH, error=InvalidRoundRequest, required=required)
 
 
 def _studio_check(actor) -> None:

@@ -2,7 +2,8 @@
 
 A Bet Behind is cash only; a side bet on a Bet Behind spot is allowed (the engine settles it like any side bet);
 its limits are the side bet's. Repeat last bets needs an empty spot (no bet yet in this round); double all bets
-doubles every bet type the player has placed so far. Both apply every check of a normal bet, all or nothing.
+doubles every bet type the player has placed so far, each capped at its maximum. Both apply every check of a
+normal bet, all or nothing.
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from casino.checks import amount_check
 from rounds import selectors
 from rounds.audit import event_add
 from rounds.errors import BetLimitError, BetRefused, IllegalTransition
 from rounds.idempotency import request_once
-from rounds.locks import SpotRow, round_lock, spots_for_bet, spots_lock
+from rounds.locks import SpotRow, round_lock, round_lock_for_bet, spot_ids_lock, spots_for_bet, spots_lock
 from rounds.models import ActorKind, BetKind, Round, RoundBet, RoundState, Spot
 from rounds.record import SIDE_KINDS
 from rounds.services._common import _now, _table_playing
+from rounds.services.continuation import CONTINUED_STATES, _continuation_spots_start
 from rounds.services.dealing import _betting_close
 from rounds.services.voids import _spots_void
 from rounds.sql import round_bets_insert
@@ -41,9 +44,7 @@ def _bets_check(bets) -> dict[str, int]:
     for name, amount in bets.items():
         if name not in BET_NAMES:
             raise BetRefused(f"Unknown bet {name!r}; bets are {', '.join(BET_NAMES)}.")
-        if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= MAX_STAKE:
-            raise BetLimitError(f"The {name} stake must be a positive whole number of minor units, not {amount!r}.")
-        cleaned[name] = amount
+        cleaned[name] = amount_check(amount, what=f"{name} stake", maximum=MAX_STAKE, error=BetLimitError)
     return cleaned
 
 
@@ -63,9 +64,24 @@ def _spot_pick(spots: list[SpotRow], *, player, seat: int | None, behind: bool) 
     return None
 
 
+def _spots_locked(round: Round, *, player, seat: int | None) -> tuple[list[SpotRow], dict[int, dict[str, int]]]:
+    """The spots and stakes of the bet, read once every spot of the player's among them is locked.
+
+    The caller locked the player's live spots (round_lock_for_bet); one created since by a twin request of the
+    player's is locked here before its stakes are trusted."""
+    while True:
+        spots, stakes = spots_for_bet(round, player=player, seat=seat)
+        unlocked = [s.pk for s in spots if s.player_id == player.pk and s.pk not in round.locked_spot_ids]
+        if not unlocked:
+            return spots, stakes
+        round.locked_spot_ids |= spot_ids_lock(unlocked) | set(unlocked)
+
+
 def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str, int], key: str,
            now: datetime) -> dict[str, Any]:
-    """Check and hold one placement on one spot (the caller holds the round FOR SHARE in betting)."""
+    """Check and hold one placement on one spot. The caller holds the round FOR SHARE and the player's spots
+    FOR UPDATE (round_lock_for_bet): the limits are checked on stakes no concurrent bet can add to, and a stake
+    is attached only to a spot that is still live under its lock."""
     config = round.config
     rules = selectors.round_rules(round)
     if round.state != RoundState.BETTING_OPEN:
@@ -98,7 +114,7 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
                 f"{bets[name]} is not."
             )
 
-    spots, stakes = spots_for_bet(round, player=player, seat=seat)
+    spots, stakes = _spots_locked(round, player=player, seat=seat)
     spot = _spot_pick(spots, player=player, seat=seat, behind=behind)
     if behind:
         seat_spot = _spot_pick(spots, player=player, seat=seat, behind=False)
@@ -145,13 +161,14 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
         except IntegrityError:
             # A concurrent request created the spot first: the player's own (common draw, Bet Behind) is
             # placed again from the top; someone else's seat is taken.
-            twin = _spot_pick(spots_for_bet(round, player=player, seat=seat)[0], player=player, seat=seat,
+            twin = _spot_pick(_spots_locked(round, player=player, seat=seat)[0], player=player, seat=seat,
                               behind=behind)
             if twin is None or twin.player_id != player.pk:
                 raise BetRefused(f"Seat {seat} was just taken by another player.") from None
             return _place(round, player=player, seat=seat, behind=behind, currency=currency, bets=bets, key=key,
                           now=now)
         spot = SpotRow(created.pk, player.pk, seat, behind, currency)
+        round.locked_spot_ids.add(created.pk)
     specs = [
         wallet.BetHoldSpec(
             amount=amount, currency=currency,
@@ -209,7 +226,7 @@ def bets_place(*, round_id: int, player, currency: str, bets: dict[str, int], id
     now = _now(now)
 
     def write():
-        round = round_lock(round_id, shared=True)
+        round = round_lock_for_bet(round_id, player=player, all_spots=seat is not None)
         return _place(round, player=player, seat=seat, behind=behind, currency=currency, bets=bets,
                       key=client_key(user=player, operation="bets_place", key=idempotency_key), now=now)
 
@@ -222,8 +239,8 @@ def bets_repeat(*, round_id: int, player, idempotency_key: str, now: datetime | 
     now = _now(now)
 
     def write():
-        round = round_lock(round_id, shared=True)
-        if Spot.objects.filter(round=round, player=player, voided_at__isnull=True).exists():
+        round = round_lock_for_bet(round_id, player=player, all_spots=True)
+        if round.locked_spot_ids:
             raise BetRefused("You already have bets in this round: repeat is for an empty spot (use double).")
         placements = selectors.last_bets(table=round.table, player=player, before_round_id=round.pk)
         if not placements:
@@ -235,26 +252,66 @@ def bets_repeat(*, round_id: int, player, idempotency_key: str, now: datetime | 
 
 
 def bets_double(*, round_id: int, player, idempotency_key: str, now: datetime | None = None) -> dict[str, Any]:
-    """Double every bet the player has placed in this round (all or nothing)."""
+    """DOUBLE (2x): double every bet the player has placed in this round, each up to its maximum.
+
+    A bet already at its maximum stays as it is; the double is refused only when no bet can grow or the balance
+    cannot cover the whole increase (then nothing is placed).
+    """
     now = _now(now)
 
     def write():
-        round = round_lock(round_id, shared=True)
-        spots = Spot.objects.filter(round=round, player=player, voided_at__isnull=True).order_by("id")
+        round = round_lock_for_bet(round_id, player=player, all_spots=True)
+        spots = Spot.objects.filter(pk__in=round.locked_spot_ids).order_by("id")
         placements = []
         for spot in spots:
             totals = RoundBet.objects.filter(spot=spot).values_list("kind", "amount")
             bets: dict[str, int] = defaultdict(int)
             for kind, amount in totals:
                 bets["main" if kind == BetKind.BET_BEHIND else kind] += amount
-            placements.append({"seat": spot.seat, "behind": spot.behind, "currency": spot.currency,
-                               "bets": dict(bets)})
-        if not placements:
+            increase = _double_increase(round.config, behind=spot.behind, currency=spot.currency, bets=bets)
+            if increase:
+                placements.append({"seat": spot.seat, "behind": spot.behind, "currency": spot.currency,
+                                   "bets": increase})
+        if not spots:
             raise BetRefused("You have no bets in this round to double.")
+        if not placements:
+            raise BetLimitError("Every one of your bets is already at the table's maximum: nothing to double.")
+        _double_funds_check(player, placements)
         return _places(round, player, placements, idempotency_key, now, operation="bets_double")
 
     return request_once(user=player, key=idempotency_key, operation="bets_double", round_id=round_id, payload={},
                         write=write)
+
+
+def _double_increase(config: dict[str, Any], *, behind: bool, currency: str, bets: dict[str, int]) -> dict[str, int]:
+    """What doubling adds to each bet of one spot: the bet again, or what is left below its maximum."""
+    increase = {}
+    for name, amount in bets.items():
+        bet_type = "main" if name == "golden_chip" else (BetKind.BET_BEHIND if behind and name == "main" else name)
+        limit = config["limits"].get(bet_type, {}).get(currency)
+        room = amount if limit is None else min(amount, limit["max"] - amount)
+        if name in ("main", "golden_chip"):
+            room -= room % 2  # a main bet stays an even number of minor units
+        if room > 0:
+            increase[name] = room
+    return increase
+
+
+def _double_funds_check(player, placements: list[dict]) -> None:
+    """The balance must cover the increase of every bet at once (the Free Bet text's DOUBLE (2x))."""
+    needed: dict[tuple[str, str], int] = defaultdict(int)
+    for placement in placements:
+        for name, amount in placement["bets"].items():
+            needed[(placement["currency"], name == "golden_chip")] += amount
+    for (currency, golden), amount in needed.items():
+        kind = AccountKind.PLAYER_GOLDEN_CHIPS if golden else AccountKind.PLAYER_CASH
+        held = player_balance(player=player, currency=currency, kind=kind)
+        if held < amount:
+            what = "Golden Chips" if golden else "cash"
+            raise InsufficientFunds(
+                f"Insufficient funds: doubling your bets needs {_money(amount, currency)} in {what}, "
+                f"you hold {_money(held, currency)}."
+            )
 
 
 def _places(round: Round, player, placements: list[dict], key: str, now: datetime, *,
@@ -269,12 +326,20 @@ def _places(round: Round, player, placements: list[dict], key: str, now: datetim
 
 
 def player_disconnect(*, round_id: int, player, now: datetime | None = None) -> dict[str, Any]:
-    """The player left. Betting open: their bets are void and refunded. Later: they stand, timeouts decide."""
+    """The player left; the table's `disconnect_policy` (rules.md, Disconnection) says what happens to the bets.
+
+    `void_while_betting` and `non_live`: while betting is open the bets are void and refunded (a later
+    reconnection brings nothing back). `bets_stand`: every bet stays, betting time included. After betting
+    closes the bets stand under every policy and the timeout rule plays the absent player's hands.
+    `non_live` after betting closes (until the dealer's hand is complete): each of the player's positions
+    also leaves the live round in a non-live continuation (rounds.services.continuation).
+    """
     now = _now(now)
     with transaction.atomic(durable=True):
         round = round_lock(round_id, shared=True)
+        policy = selectors.round_rules(round).disconnect_policy
         spots = list(spots_lock(round=round, player=player))
-        if round.state == RoundState.BETTING_OPEN:
+        if round.state == RoundState.BETTING_OPEN and policy != "bets_stand":
             _spots_void(round, spots, reason="player disconnected while betting was open", now=now,
                         actor_kind=ActorKind.SYSTEM)
             refunded = True
@@ -283,8 +348,13 @@ def player_disconnect(*, round_id: int, player, now: datetime | None = None) -> 
                 disconnected_at=now)
             refunded = False
         event_add(round, "disconnected", actor_kind=ActorKind.SYSTEM, at=now,
-                  payload={"player": player.pk, "spots": [s.pk for s in spots], "refunded": refunded})
-    return {"spots": [s.pk for s in spots], "refunded": refunded}
+                  payload={"player": player.pk, "spots": [s.pk for s in spots], "refunded": refunded,
+                           "policy": policy, "state": round.state})
+        continuations: list[int] = []
+        if policy == "non_live" and round.state in CONTINUED_STATES and spots:
+            continuations = _continuation_spots_start(round, selectors.round_record_load(round), spots, now=now)
+    return {"spots": [s.pk for s in spots], "refunded": refunded, "policy": policy,
+            "continuations": continuations}
 
 
 def betting_confirm(*, round_id: int, player, now: datetime | None = None) -> dict[str, Any]:

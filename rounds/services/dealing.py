@@ -19,7 +19,7 @@ from rounds import selectors
 from rounds.audit import actor_user, event_add
 from rounds.engine.cards import parse_card
 from rounds.engine.dealer import dealer_needs_card
-from rounds.engine.errors import RoundError as EngineError
+from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_total
 from rounds.errors import CardRefused, InvalidCard, InvalidRoundRequest
 from rounds.locks import round_lock
@@ -60,10 +60,9 @@ def _deal_order(round: Round, record: RoundRecord) -> list[tuple[str, int]]:
     hole = [(CardTarget.DEALER, 0)] if record.rules.has_hole_card else []
     if round.common_draw:
         return [(CardTarget.PLAYER, 0), (CardTarget.DEALER, 0), (CardTarget.PLAYER, 0)] + hole
-    order: list[tuple[str, int]] = []
-    for seat in active_seats(record):
-        order += [(CardTarget.SEAT, seat), (CardTarget.SEAT, seat)]
-    return order + [(CardTarget.DEALER, 0)] + hole
+    # rules.md, Seated deal order: one card to each seat in turn, the dealer's up card, a second card to each seat.
+    seats = [(CardTarget.SEAT, seat) for seat in active_seats(record)]
+    return seats + [(CardTarget.DEALER, 0)] + seats + hole
 
 
 def _cards_recorded(record: RoundRecord) -> int:

@@ -8,7 +8,7 @@ from django.db import transaction
 
 from rounds.audit import actor_user, event_add
 from rounds.engine.cards import parse_card
-from rounds.engine.errors import RoundError as EngineError
+from rounds.engine.errors import EngineError
 from rounds.errors import IllegalTransition, InvalidCard, InvalidRoundRequest, TableNotPlaying
 from rounds.locks import table_lock
 from rounds.models import ACTIVE_STATES, ActorKind, Round, RoundState, Shoe

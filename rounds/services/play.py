@@ -110,6 +110,9 @@ def _decide(round: Round, record: RoundRecord, spot: Spot, *, action: str, actor
         hand = " ".join(str(card) for card in point.cards)
         raise DecisionRefused(f"You cannot {action} on {hand} ({point.total}); you may {', '.join(point.actions)}.")
     paid = (action == DOUBLE and point.double == "paid") or (action == SPLIT and point.split == "paid")
+    # The seat's Bet Behinds are locked before any account, as every service locks: round, spots, accounts.
+    behinds = (list(spots_lock(round=round, with_player=True, seat=spot.seat, behind=True))
+               if spot.seat is not None else [])
     bet = None
     funded = None
     hand_index = point.hand_index
@@ -129,16 +132,16 @@ def _decide(round: Round, record: RoundRecord, spot: Spot, *, action: str, actor
                     hand_index=hand_index, cost=spot_unit(record, spot.pk) if paid else 0, funded=funded,
                     actor_kind=actor_kind, actor=actor, now=now, bet=bet)
     if spot.seat is not None:
-        _follow(round, record, spot, hand_index=hand_index, seat_effective=effective, now=now)
+        _follow(round, record, behinds, hand_index=hand_index, seat_effective=effective, now=now)
     _spots_refresh(record, [spot])
     return {"spot": spot.pk, "action": action, "effective": effective, "hand": hand_index, "funded": funded,
             "status": spot.status}
 
 
-def _follow(round: Round, record: RoundRecord, seat_spot: Spot, *, hand_index: int, seat_effective: str,
+def _follow(round: Round, record: RoundRecord, behinds: list[Spot], *, hand_index: int, seat_effective: str,
             now: datetime) -> None:
-    """Every Bet Behind on the seat follows its decision, with its own stake and balance fallbacks."""
-    behinds = list(spots_lock(round=round, with_player=True, seat=seat_spot.seat, behind=True))
+    """Every Bet Behind on the seat (locked by the caller) follows its decision, with its own stake and balance
+    fallbacks."""
     if not behinds:
         return
     known = {spot.id for spot in record.spots}

@@ -13,7 +13,7 @@ from django.utils import timezone
 from rounds import selectors
 from rounds.audit import event_add
 from rounds.engine.dealer import dealer_needs_card
-from rounds.engine.errors import RoundError as EngineError
+from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_total
 from rounds.errors import DealerIncomplete, IllegalTransition
 from rounds.locks import round_lock, round_lock_full

@@ -8,12 +8,14 @@ from django.db import transaction
 
 from rounds.locks import round_lock
 from rounds.models import ACTIVE_STATES, Round, RoundState, VoidKind
-from rounds.services._common import _now
+from rounds.services._common import _now, _queue
 from rounds.services.voids import _void
 from tables.models import TableState
 
-# A settle or void task not done this long after it was queued is queued again by the recovery sweep.
-RECOVERY_GRACE_SECONDS = 30
+# A settle or void task not done this long after it was queued is queued again by the recovery sweep. Short, so
+# that a round whose message the broker lost settles within seconds of the broker coming back; a second task for
+# a round already settling costs one lock wait and finds it settled (every round task is idempotent).
+RECOVERY_GRACE_SECONDS = 5
 
 
 def rounds_recovery_sweep(*, now: datetime | None = None,
@@ -22,16 +24,16 @@ def rounds_recovery_sweep(*, now: datetime | None = None,
     rounds still being played at a table that was closed some other way."""
     now = _now(now)
     before = now - timedelta(seconds=grace_seconds)
-    settling = list(Round.objects.filter(state=RoundState.SETTLING, settling_at__lte=before)
-                    .values_list("pk", flat=True))
+    # A round marked for staff waits for them (rounds.services.attention): queueing it again would fail again.
+    settling = list(Round.objects.filter(state=RoundState.SETTLING, settling_at__lte=before,
+                                         attention_at__isnull=True).values_list("pk", flat=True))
     refunds = list(Round.objects.filter(state=RoundState.VOIDED, refunds_done_at__isnull=True,
-                                        voided_at__lte=before).values_list("pk", flat=True))
-    from rounds import tasks
-
+                                        voided_at__lte=before, attention_at__isnull=True)
+                   .values_list("pk", flat=True))
     for round_id in settling:
-        tasks.round_settle.delay(round_id)
+        _queue("round_settle", round_id)
     for round_id in refunds:
-        tasks.round_void.delay(round_id)
+        _queue("round_void_refunds", round_id)
     closed = []
     for round_id in Round.objects.filter(state__in=ACTIVE_STATES, table__state=TableState.CLOSED).values_list(
         "pk", flat=True

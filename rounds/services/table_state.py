@@ -23,11 +23,11 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.staffaudit import Origin
 from rounds.audit import event_add
-from rounds.errors import InvalidRoundRequest
 from rounds.locks import table_lock, table_round_lock
 from rounds.models import ActorKind, RoundState, VoidKind
-from rounds.services._common import REASON_MAX_LENGTH, _round_set, _seconds
+from rounds.services._common import _reason_check, _round_set, _seconds
 from rounds.services.voids import _void
 from tables import services as table_services
 from tables.errors import TableConfigError
@@ -35,15 +35,12 @@ from tables.models import Table, TableState
 
 
 def _reason_clean(reason) -> str:
-    # Optional here (the table page and the admin give none); the API requires one.
-    if not isinstance(reason, str):
-        raise InvalidRoundRequest("A reason is text.")
-    if len(reason) > REASON_MAX_LENGTH:
-        raise InvalidRoundRequest(f"A reason has at most {REASON_MAX_LENGTH} characters.")
-    return reason.strip()
+    # Whether one is required (a person pausing or closing) is the table's rule: tables.services.table_state_set.
+    return _reason_check(reason, required=False)
 
 
-def _state_move(*, table: Table, actor, state: str, reason: str, expected_version: int | None) -> Table:
+def _state_move(*, table: Table, actor, state: str, reason: str, expected_version: int | None,
+                origin: Origin | None = None) -> Table:
     """Move the table to `state` and apply what that means to its round in play, in one durable transaction.
 
     Nothing happens to the round when the state does not change (resuming an open table restarts no timer)."""
@@ -52,8 +49,9 @@ def _state_move(*, table: Table, actor, state: str, reason: str, expected_versio
     reason = _reason_clean(reason)
     with transaction.atomic(durable=True):
         before = table_lock(table).state
-        changed = table_services.table_state_set(actor=actor, table=table, state=state,
-                                                 expected_version=expected_version, durable=False)
+        # The table's side writes the staff-activity record of the action, with the reason and the origin.
+        changed = table_services.table_state_set(actor=actor, table=table, state=state, reason=reason,
+                                                 origin=origin, expected_version=expected_version, durable=False)
         now = timezone.now()
         round = table_round_lock(table) if changed.state != before else None
         if round is None:
@@ -74,28 +72,32 @@ def _state_move(*, table: Table, actor, state: str, reason: str, expected_versio
 
 
 def table_state_change(*, table: Table, actor, state: str, reason: str = "",
-                       expected_version: int | None = None) -> Table:
+                       expected_version: int | None = None, origin: Origin | None = None) -> Table:
     """The table page's and the admin's door: move the table to the state the operator chose."""
-    return _state_move(table=table, actor=actor, state=state, reason=reason, expected_version=expected_version)
+    return _state_move(table=table, actor=actor, state=state, reason=reason, expected_version=expected_version,
+                       origin=origin)
 
 
-def table_open(*, table: Table, actor, expected_version: int | None = None) -> Table:
+def table_open(*, table: Table, actor, expected_version: int | None = None, origin: Origin | None = None) -> Table:
     """Open the table for rounds; a paused table resumes (its round's running timer starts again in full)."""
-    return _state_move(table=table, actor=actor, state=TableState.OPEN, reason="", expected_version=expected_version)
+    return _state_move(table=table, actor=actor, state=TableState.OPEN, reason="", expected_version=expected_version,
+                       origin=origin)
 
 
-def table_pause(*, table: Table, actor, reason: str = "", expected_version: int | None = None) -> Table:
+def table_pause(*, table: Table, actor, reason: str = "", expected_version: int | None = None,
+                origin: Origin | None = None) -> Table:
     """Pause the table on an error: the round waits (timers frozen) until resumed or voided."""
     return _state_move(table=table, actor=actor, state=TableState.PAUSED, reason=reason,
-                       expected_version=expected_version)
+                       expected_version=expected_version, origin=origin)
 
 
-def table_resume(*, table: Table, actor, expected_version: int | None = None) -> Table:
+def table_resume(*, table: Table, actor, expected_version: int | None = None, origin: Origin | None = None) -> Table:
     """Resume a paused table; the running timer of its round starts again in full."""
-    return table_open(table=table, actor=actor, expected_version=expected_version)
+    return table_open(table=table, actor=actor, expected_version=expected_version, origin=origin)
 
 
-def table_close(*, table: Table, actor, reason: str = "", expected_version: int | None = None) -> Table:
+def table_close(*, table: Table, actor, reason: str = "", expected_version: int | None = None,
+                origin: Origin | None = None) -> Table:
     """Close the table; a round still being played there is voided (its stakes refunded by the worker)."""
     return _state_move(table=table, actor=actor, state=TableState.CLOSED, reason=reason,
-                       expected_version=expected_version)
+                       expected_version=expected_version, origin=origin)

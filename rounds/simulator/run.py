@@ -163,7 +163,8 @@ def _tables(config: SimulationConfig, studio) -> list:
         if table is None:
             table = table_create(
                 actor=studio, code=code, name=f"{PROFILE_NAME[profile]} {code}", profile=profile,
-                currencies=[config.currency], state="open", **PROFILE_FEATURES[profile], **config.table_timers,
+                currencies=[config.currency], state="open", reason="Simulator table",
+                **PROFILE_FEATURES[profile], **config.table_timers,
             )
         elif table.state != "open":
             from rounds.services import table_open

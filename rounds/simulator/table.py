@@ -445,7 +445,8 @@ class TableSim:
                     self.refused("double bets", error)
 
     def disconnects_during_betting(self, play: RoundPlay) -> None:
-        """A player who disconnects while betting is open: their bets are void and refunded at once."""
+        """A player who disconnects while betting is open: void and refunded at once, or (a `bets_stand` table)
+        their bets stand and the timer decides for them, as after betting closes."""
         for player in list(play.present.values()):
             if player.rng.random() < self.config.disconnect_rate:
                 try:
@@ -457,6 +458,9 @@ class TableSim:
                     self.count("disconnects during betting (refunded)")
                     del play.present[player.index]
                     play.seats = {seat: owner for seat, owner in play.seats.items() if owner != player.index}
+                elif result.get("spots"):
+                    play.absent.add(player.index)
+                    self.count("disconnects during betting (bets stand, played by timeout)")
 
     def deal_now(self, play: RoundPlay) -> None:
         """Deal Now: seated players confirm; when all have, betting closes before the timer."""
@@ -626,6 +630,8 @@ class TableSim:
     def late_disconnects(self, play: RoundPlay) -> None:
         """A player who disconnects after betting closed: their bets stand and the timer decides for them."""
         for player in play.present.values():
+            if player.index in play.absent:
+                continue  # already gone while betting was open, and their bets stand
             if player.rng.random() < self.config.late_disconnect_rate:
                 try:
                     self.transport.leave(player=player.user, round=play.ref, now=self.now())
@@ -696,7 +702,7 @@ class TableSim:
         # A fast worker may have settled the round already by now.
         if state not in ("settling", "settled", "voided"):
             raise SimulationStuck(f"round {ref.id} ended the studio's work {state}")
-        task = tasks.round_void if state == "voided" else tasks.round_settle
+        task = tasks.round_void_refunds if state == "voided" else tasks.round_settle
         if self.rng.random() < self.config.duplicate_task_rate:
             # A broker that delivers the same settlement twice: the second delivery must change nothing.
             task.delay(ref.id)

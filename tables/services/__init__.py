@@ -40,20 +40,22 @@ from tables.services.validation import (
     MAX_CHIPS,
     MAX_CURRENCIES,
     PAY_RANGE,
+    REASON_MAX_LENGTH,
     SEAT_FEATURES,
     bet_limit_validate,
     default_bet_limit,
     paytable_validate,
     profile_defaults,
+    reason_clean,
     table_settings_validate,
 )
 
 __all__ = [
     "BETTING_SECONDS_RANGE", "BOOL_FIELDS", "CHARLIE_RANGE", "CREATE_ONLY_OPTIONS", "DECISION_SECONDS_RANGE",
     "DECKS_RANGE", "DEFAULT_LIMITS", "EVEN_BET_TYPES", "FLAG_FIELDS", "MAX_AMOUNT", "MAX_CHIPS", "MAX_CURRENCIES",
-    "PAY_RANGE", "PROGRESS_WRITE_SECONDS", "RTP_RUN_MAX_HANDS", "SEAT_FEATURES", "SETTING_FIELDS",
+    "PAY_RANGE", "REASON_MAX_LENGTH", "PROGRESS_WRITE_SECONDS", "RTP_RUN_MAX_HANDS", "SEAT_FEATURES", "SETTING_FIELDS",
     "SNAPSHOT_FORMAT", "bet_limit_validate", "bet_limits_set", "change_summary", "default_bet_limit",
-    "paytable_set", "paytable_validate", "profile_defaults", "rtp_run_execute", "rtp_run_start",
+    "paytable_set", "paytable_validate", "profile_defaults", "reason_clean", "rtp_run_execute", "rtp_run_start",
     "table_bet_types", "table_config_snapshot", "table_create", "table_document", "table_rules",
     "table_settings_validate", "table_state_set", "table_update",
 ]

@@ -12,6 +12,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import StaffActionKind
+from accounts.staffaudit import Origin, for_table, staff_action_record
 from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from tables.errors import TableConfigError, TableConflictError
 from tables.models import (
@@ -33,6 +35,7 @@ from tables.services.validation import (
     default_bet_limit,
     paytable_validate,
     profile_defaults,
+    reason_clean,
     table_settings_validate,
 )
 from tables.signals import table_closed
@@ -76,8 +79,10 @@ def _change_begin(*, table: Table, expected_version: int | None) -> tuple[Table,
     return fresh, table_document(fresh)
 
 
-def _change_commit(*, table: Table, before: dict, actor, fields: dict[str, Any], write_rows=None) -> Table | None:
-    """Bump the version by compare-and-set, write the rows, record the change. None when nothing changed."""
+def _change_commit(*, table: Table, before: dict, actor, fields: dict[str, Any], reason: str, origin: Origin | None,
+                   action: str = StaffActionKind.TABLE_CONFIGURED, write_rows=None) -> Table | None:
+    """Bump the version by compare-and-set, write the rows, record the change (in the table's history and, for a
+    person, in the staff-activity record). None when nothing changed."""
     version = before["config_version"]
     now = timezone.now()
     updated = Table.objects.filter(pk=table.pk, config_version=version).update(
@@ -93,10 +98,13 @@ def _change_commit(*, table: Table, before: dict, actor, fields: dict[str, Any],
         # Nothing changed: undo the version bump by rolling back this transaction's writes.
         transaction.set_rollback(True)
         return None
+    summary = change_summary(before, after)
     TableChange.objects.create(
-        table=fresh, version=fresh.config_version, actor=actor, at=now, summary=change_summary(before, after),
+        table=fresh, version=fresh.config_version, actor=actor, at=now, summary=summary, reason=reason,
         before=before, after=after,
     )
+    staff_action_record(actor=actor, action=action, target=for_table(fresh), origin=origin, reason=reason, at=now,
+                        details={"version": fresh.config_version, "summary": summary})
     return fresh
 
 
@@ -120,13 +128,16 @@ def _sync_rows(*, table: Table, side_bets: list[str], currencies: list[str], bet
     )
 
 
-def table_create(*, actor, code: str, name: str, profile: str, currencies, **options) -> Table:
+def table_create(*, actor, code: str, name: str, profile: str, currencies, reason: str = "",
+                 origin: Origin | None = None, **options) -> Table:
     """A new table with the profile's rules, default side bets with the default paytables and default limits.
+    A person gives the reason (see reason_clean); `origin` is where their request came from.
 
     `options` may override any setting (see SETTING_FIELDS), and also set `state` (default closed), `limits`
     (a list of {bet_type, currency, min, max, chips}) and `paytables` ({side_bet: {line: pay}}).
     """
     _check_actor(actor)
+    reason = reason_clean(actor=actor, reason=reason)
     if not isinstance(code, str) or not re.fullmatch(CODE_PATTERN, code.strip()):
         raise TableConfigError(f"Table code {code!r} must be 2-8 capital letters or digits, e.g. FB01", field="code")
     code = code.strip()
@@ -164,10 +175,14 @@ def table_create(*, actor, code: str, name: str, profile: str, currencies, **opt
                     min=limit["min"], max=limit["max"], chips=limit["chips"]
                 )
             after = table_document(table)
+            summary = change_summary(None, after)
             TableChange.objects.create(
                 table=table, version=table.config_version, actor=actor, at=table.created_at,
-                summary=change_summary(None, after), before=None, after=after,
+                summary=summary, reason=reason, before=None, after=after,
             )
+            staff_action_record(actor=actor, action=StaffActionKind.TABLE_CREATED, target=for_table(table),
+                                origin=origin, reason=reason, at=table.created_at,
+                                details={"version": table.config_version, "summary": summary})
     except IntegrityError:
         # Two operators creating the same code at once: the unique constraint decides.
         if Table.objects.filter(code=code).exists():
@@ -176,10 +191,12 @@ def table_create(*, actor, code: str, name: str, profile: str, currencies, **opt
     return table
 
 
-def table_update(*, actor, table: Table, expected_version: int | None = None, **changes) -> Table:
+def table_update(*, actor, table: Table, expected_version: int | None = None, reason: str = "",
+                 origin: Origin | None = None, **changes) -> Table:
     """Change any of SETTING_FIELDS. Newly offered side bets, Bet Behind or currencies get default limits;
     limits of bet types or currencies no longer offered are removed (the history keeps them)."""
     _check_actor(actor)
+    reason = reason_clean(actor=actor, reason=reason)
     for fixed in ("code", "profile", "state"):
         if fixed in changes:
             hint = "use table_state_set" if fixed == "state" else "create a new table"
@@ -195,15 +212,17 @@ def table_update(*, actor, table: Table, expected_version: int | None = None, **
             _sync_rows(table=fresh, side_bets=side_bets, currencies=settings["currencies"],
                        bet_behind=settings["bet_behind"])
 
-        result = _change_commit(table=fresh, before=before, actor=actor, fields=settings, write_rows=write_rows)
+        result = _change_commit(table=fresh, before=before, actor=actor, fields=settings, reason=reason,
+                                origin=origin, write_rows=write_rows)
     return result or fresh
 
 
 def bet_limits_set(*, actor, table: Table, limits: Iterable[Mapping[str, Any]],
-                   expected_version: int | None = None) -> Table:
+                   expected_version: int | None = None, reason: str = "", origin: Origin | None = None) -> Table:
     """Set the limits given ({bet_type, currency, min, max, chips} in minor units); others stay as they are.
     Every offered bet type keeps limits in every accepted currency."""
     _check_actor(actor)
+    reason = reason_clean(actor=actor, reason=reason)
     limits = list(limits)
     with transaction.atomic(durable=True):
         fresh, before = _change_begin(table=table, expected_version=expected_version)
@@ -221,14 +240,17 @@ def bet_limits_set(*, actor, table: Table, limits: Iterable[Mapping[str, Any]],
                     defaults={"min": limit["min"], "max": limit["max"], "chips": limit["chips"]},
                 )
 
-        result = _change_commit(table=fresh, before=before, actor=actor, fields={}, write_rows=write_rows)
+        result = _change_commit(table=fresh, before=before, actor=actor, fields={}, reason=reason, origin=origin,
+                                write_rows=write_rows)
     return result or fresh
 
 
 def paytable_set(*, actor, table: Table, side_bet: str, paytable: Mapping[str, int],
-                 expected_version: int | None = None) -> TablePaytable:
+                 expected_version: int | None = None, reason: str = "",
+                 origin: Origin | None = None) -> TablePaytable:
     """Replace a side bet's paytable; refused when its exact RTP at the table's deck count is 100 % or more."""
     _check_actor(actor)
+    reason = reason_clean(actor=actor, reason=reason)
     with transaction.atomic(durable=True):
         fresh, before = _change_begin(table=table, expected_version=expected_version)
         cleaned = paytable_validate(side_bet=side_bet, paytable=paytable, decks=fresh.decks)
@@ -240,22 +262,34 @@ def paytable_set(*, actor, table: Table, side_bet: str, paytable: Mapping[str, i
                 create_defaults={"paytable": cleaned, "offered": False},
             )
 
-        _change_commit(table=fresh, before=before, actor=actor, fields={}, write_rows=write_rows)
+        _change_commit(table=fresh, before=before, actor=actor, fields={}, reason=reason, origin=origin,
+                       write_rows=write_rows)
     return TablePaytable.objects.get(table=fresh, side_bet=side_bet)
 
 
-def table_state_set(*, actor, table: Table, state: str, expected_version: int | None = None,
-                    durable: bool = True) -> Table:
-    """The table's side of a state change: the version bump, its TableChange and, closing, `table_closed`.
+def _state_action(before: str, after: str) -> str:
+    if after == TableState.OPEN:
+        return StaffActionKind.TABLE_RESUMED if before == TableState.PAUSED else StaffActionKind.TABLE_OPENED
+    return StaffActionKind.TABLE_PAUSED if after == TableState.PAUSED else StaffActionKind.TABLE_CLOSED
 
-    Open, pause, resume and close through rounds.services (table_state_change and the like): they call this
-    with `durable=False` and, in the same transaction, void, pause or resume the round being played there."""
+
+def table_state_set(*, actor, table: Table, state: str, reason: str = "", origin: Origin | None = None,
+                    expected_version: int | None = None, durable: bool = True) -> Table:
+    """The table's side of a state change: the version bump, its TableChange, the reason on the table (shown on
+    its page even when no round was in play), the staff-activity record and, closing, `table_closed`.
+
+    A person pausing or closing gives a reason; opening and resuming need none. Open, pause, resume and close
+    through rounds.services (table_state_change and the like): they call this with `durable=False` and, in the
+    same transaction, void, pause or resume the round being played there."""
     _check_actor(actor)
     if state not in TableState.values:
         raise TableConfigError(f"State must be one of {', '.join(TableState.values)}, not {state!r}", field="state")
+    reason = reason_clean(actor=actor, reason=reason, required=state != TableState.OPEN)
     with transaction.atomic(durable=durable):
         fresh, before = _change_begin(table=table, expected_version=expected_version)
-        result = _change_commit(table=fresh, before=before, actor=actor, fields={"state": state})
+        result = _change_commit(table=fresh, before=before, actor=actor,
+                                fields={"state": state, "state_reason": reason}, reason=reason, origin=origin,
+                                action=_state_action(before["state"], state))
         if result is not None and state == TableState.CLOSED:
             table_closed.send(sender=Table, table=result, at=result.updated_at)
     return result or fresh

@@ -8,11 +8,15 @@ import time
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import StaffActionKind
+from accounts.staffaudit import Origin, for_table, staff_action_record
+from casino.checks import whole_number
+from casino.queue import task_queue
 from rounds.engine.rules import Rules
 from tables.errors import TableConfigError
 from tables.models import RtpRunState, Table, TableRtpRun
 from tables.selectors import table_rules
-from tables.services.validation import _check_actor, _is_int
+from tables.services.validation import _check_actor
 
 RTP_RUN_MAX_HANDS = 100_000_000
 
@@ -20,16 +24,15 @@ RTP_RUN_MAX_HANDS = 100_000_000
 PROGRESS_WRITE_SECONDS = 0.5
 
 
-def rtp_run_start(*, actor, table: Table, hands: int, seed: int | None = None) -> TableRtpRun:
+def rtp_run_start(*, actor, table: Table, hands: int, seed: int | None = None,
+                  origin: Origin | None = None) -> TableRtpRun:
     """Queue a simulation of the table's current rules; the worker fills in progress and the result."""
-    from tables.tasks import rtp_simulation_run
-
     _check_actor(actor)
-    if not _is_int(hands) or not 1 <= hands <= RTP_RUN_MAX_HANDS:
+    if not whole_number(hands) or not 1 <= hands <= RTP_RUN_MAX_HANDS:
         raise TableConfigError(f"Hands must be a whole number from 1 to {RTP_RUN_MAX_HANDS:,}", field="hands")
     if seed is None:
         seed = secrets.randbits(62)
-    elif not _is_int(seed) or not 0 <= seed < 2**63:
+    elif not whole_number(seed) or not 0 <= seed < 2**63:
         raise TableConfigError("The seed must be a whole number from 0 to 2^63-1", field="seed")
     with transaction.atomic(durable=True):
         fresh = Table.objects.get(pk=table.pk)
@@ -37,7 +40,10 @@ def rtp_run_start(*, actor, table: Table, hands: int, seed: int | None = None) -
             table=fresh, config_version=fresh.config_version, rules=table_rules(fresh).to_dict(), hands=hands,
             seed=seed, requested_by=actor,
         )
-        transaction.on_commit(lambda: rtp_simulation_run.delay(run.pk))
+        staff_action_record(actor=actor, action=StaffActionKind.RTP_SIMULATION_STARTED, target=for_table(fresh),
+                            origin=origin, at=run.requested_at,
+                            details={"run": run.pk, "hands": hands, "version": fresh.config_version})
+        task_queue(name="tables.tasks.rtp_simulation_run", args=(run.pk,))
     return run
 
 

@@ -9,7 +9,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from accounts.permissions import require_permission
-from rounds.engine.rules import PROFILE_DEFAULTS
+from casino.checks import whole_number
+from rounds.engine.rules import NON_LIVE_DEADLINE_RANGE, PROFILE_DEFAULTS
 from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from tables import rtp
 from tables.currencies import CURRENCIES, currency_get
@@ -20,6 +21,7 @@ from tables.models import (
     SETTING_FIELDS,
     BetType,
     Dealing,
+    DisconnectPolicy,
     Profile,
     SideBet,
     Table,
@@ -73,6 +75,8 @@ def profile_defaults(profile: str) -> dict[str, Any]:
         "double_after_split": rules.double_after_split,
         "timeout_rule": rules.timeout,
         "new_shoe_burn": rules.new_shoe_burn,
+        "disconnect_policy": rules.disconnect_policy,
+        "non_live_deadline": rules.non_live_deadline,
         "seats": None if rules.common_draw else (rules.max_seats or MAX_SEATS),
         "bet_behind": rules.bet_behind,
         "multi_seat": rules.multi_seat,
@@ -85,13 +89,11 @@ def profile_defaults(profile: str) -> dict[str, Any]:
     }
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _int_in(values: dict, field: str, label: str, low: int, high: int) -> None:
     value = values[field]
-    if not _is_int(value) or not low <= value <= high:
+    if not whole_number(value) or not low <= value <= high:
         raise TableConfigError(f"{label} must be a whole number from {low} to {high}, not {value!r}", field=field)
 
 
@@ -161,6 +163,13 @@ def table_settings_validate(*, profile: str, values: Mapping[str, Any]) -> dict[
             f"Timeout rule must be one of {', '.join(TimeoutRule.values)}, not {values['timeout_rule']!r}",
             field="timeout_rule",
         )
+    if values["disconnect_policy"] not in DisconnectPolicy.values:
+        raise TableConfigError(
+            f"Disconnection policy must be one of {', '.join(DisconnectPolicy.values)}, "
+            f"not {values['disconnect_policy']!r}",
+            field="disconnect_policy",
+        )
+    _int_in(values, "non_live_deadline", "The non-live deadline (seconds)", *NON_LIVE_DEADLINE_RANGE)
     if profile == Profile.FREE_BET:
         if values["seats"] is not None:
             raise TableConfigError("A free_bet table is a common draw with unlimited players: no seats", field="seats")
@@ -198,7 +207,7 @@ def paytable_validate(*, side_bet: str, paytable: Any, decks: int) -> dict[str, 
         if line not in paytable:
             raise TableConfigError(f"The {SideBet(side_bet).label} paytable needs a pay for {line!r}", field=line)
         pay = paytable[line]
-        if not _is_int(pay) or not PAY_RANGE[0] <= pay <= PAY_RANGE[1]:
+        if not whole_number(pay) or not PAY_RANGE[0] <= pay <= PAY_RANGE[1]:
             raise TableConfigError(
                 f"The pay for {line!r} must be a whole number from {PAY_RANGE[0]} to {PAY_RANGE[1]} (to 1), "
                 f"not {pay!r}",
@@ -223,13 +232,13 @@ def bet_limit_validate(*, bet_type: str, currency: str, min: int, max: int, chip
     if currency not in CURRENCIES:
         raise TableConfigError(f"{currency!r} is not a currency tables accept")
     for name, value in (("minimum", min), ("maximum", max)):
-        if not _is_int(value) or not 1 <= value <= MAX_AMOUNT:
+        if not whole_number(value) or not 1 <= value <= MAX_AMOUNT:
             raise TableConfigError(f"{label}: the {name} must be a positive whole number of minor units")
     if min > max:
         raise TableConfigError(f"{label}: the minimum is above the maximum")
     if not isinstance(chips, list | tuple) or not chips:
         raise TableConfigError(f"{label}: at least one chip denomination is needed")
-    if not all(_is_int(chip) for chip in chips):
+    if not all(whole_number(chip) for chip in chips):
         raise TableConfigError(f"{label}: chip denominations must be whole numbers of minor units")
     chips = sorted(set(chips))
     if len(chips) > MAX_CHIPS:
@@ -252,6 +261,25 @@ def default_bet_limit(*, bet_type: str, currency: str) -> dict[str, Any]:
     scale = currency_get(currency).scale * 10 ** currency_get(currency).exponent // 100
     return {"bet_type": bet_type, "currency": currency, "min": low * scale, "max": high * scale,
             "chips": [chip * scale for chip in chips]}
+
+
+REASON_MAX_LENGTH = 2000
+
+
+def reason_clean(*, actor, reason, required: bool = True) -> str:
+    """A person says why they change a table (kept with the version and in the staff-activity record); the
+    system (actor None: commands, data loads) need not."""
+    if reason is None:
+        reason = ""
+    if not isinstance(reason, str):
+        raise TableConfigError("A reason is text.", field="reason")
+    reason = reason.strip()
+    if len(reason) > REASON_MAX_LENGTH:
+        raise TableConfigError(f"A reason has at most {REASON_MAX_LENGTH} characters.", field="reason")
+    if required and actor is not None and not reason:
+        raise TableConfigError("Give a reason: it is kept with the table's history and in the staff-activity "
+                               "record.", field="reason")
+    return reason
 
 
 def _check_actor(actor) -> None:

@@ -48,9 +48,15 @@ def test_a_player_changes_their_password_with_the_old_one_and_other_sessions_end
 
 
 def test_support_resets_a_players_password_once_and_the_player_must_change_it(client_for, player, support):
+    from accounts.models import StaffAction, StaffActionKind
+
     playing = client_for(player)
-    page = client_for(support).post(f"/support/players/{player.pk}/password-reset/")
+    page = client_for(support).post(f"/support/players/{player.pk}/password-reset/",
+                                    {"reason": "caller verified by date of birth"}, REMOTE_ADDR="192.0.2.44")
     assert page.status_code == 200 and "no-store" in page["Cache-Control"]
+    assert list(StaffAction.objects.values_list("actor", "action", "object_ref", "reason", "address")) == [
+        (support.pk, StaffActionKind.PASSWORD_RESET, str(player.pk), "caller verified by date of birth",
+         "192.0.2.44")]
     temporary = page.content.decode().split("data-temporary-password>")[1].split("<")[0]
     assert playing.get("/me/settings/").status_code == 302  # their sessions ended
     client = Client()
@@ -63,10 +69,21 @@ def test_support_resets_a_players_password_once_and_the_player_must_change_it(cl
     assert "must choose" not in client_for(support).get(f"/support/players/{player.pk}/").content.decode()
 
 
+def test_a_reset_without_a_reason_changes_nothing(client_for, player, support):
+    from accounts.models import StaffAction
+
+    page = client_for(support).post(f"/support/players/{player.pk}/password-reset/", {"reason": "  "})
+    assert page.status_code == 302
+    player.refresh_from_db()
+    assert player.check_password("pw-pat_player")
+    assert not StaffAction.objects.exists()
+
+
 def test_only_lookup_staff_reset_and_never_a_staff_password(client_for, player, operator, support):
     assert client_for(operator).post(f"/support/players/{player.pk}/password-reset/").status_code == 403
     assert client_for(player).post(f"/support/players/{player.pk}/password-reset/").status_code == 403
-    assert client_for(support).post(f"/support/players/{operator.pk}/password-reset/").status_code == 403
+    assert client_for(support).post(f"/support/players/{operator.pk}/password-reset/",
+                                    {"reason": "asked"}).status_code == 403
     assert player.check_password("pw-pat_player") and operator.check_password("pw-olivia_operator")
 
 
@@ -113,7 +130,7 @@ def test_logins_logouts_and_failures_are_recorded_with_address_and_browser(clien
     login(client, "nobody", "wrong")
     login(client, "pat_player", "pw-pat_player")
     client.post("/logout/")
-    settings.TRUSTED_PROXY = True
+    settings.TRUSTED_PROXY_COUNT = 1
     login(Client(REMOTE_ADDR="192.0.2.10", HTTP_X_FORWARDED_FOR="203.0.113.9, 198.51.100.7"), "pat_player",
           "pw-pat_player")
     rows = list(LoginRecord.objects.order_by("id").values_list("event", "username", "user", "ip_address"))

@@ -29,7 +29,7 @@ def in_play(play, classic_table, alice):
     r = play(classic_table)
     r.bet(alice, {"main": 1000}, seat=3)
     r.close()
-    r.cards("8h", "8d", "9c")
+    r.cards("8h", "9c", "8d")
     return r
 
 

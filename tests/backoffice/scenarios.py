@@ -9,9 +9,9 @@ def settle_classic(play, table, *players):
         r.bet(players[1], {"main": 3000}, seat=2)
     r.close()
     if len(players) > 1:
-        r.cards("Th", "Kd", "Ts", "6c", "9c")  # seat 1 twice, seat 2 twice, dealer up (EU: no hole card)
+        r.cards("Th", "Ts", "9c", "Kd", "6c")  # seat 1, seat 2, dealer up, seat 1, seat 2 (EU: no hole card)
     else:
-        r.cards("Th", "Kd", "9c")
+        r.cards("Th", "9c", "Kd")
     r.decide(players[0], "stand", seat=1)
     if len(players) > 1:
         r.decide(players[1], "stand", seat=2)

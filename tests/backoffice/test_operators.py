@@ -20,7 +20,7 @@ def test_the_dashboard_shows_tables_rounds_money_waiting_and_voided_rounds(clien
     waiting = play(classic_table)
     waiting.bet(alice, {"main": 1000}, seat=1)
     waiting.close()
-    waiting.cards("Th", "Kd", "9c")
+    waiting.cards("Th", "9c", "Kd")
     waiting.decide(alice, "stand", seat=1)
     waiting.cards("Ts")
     waiting.complete()  # settling: the worker has not settled it (no worker in this test)
@@ -57,7 +57,7 @@ def test_side_bets_carry_their_exact_theoretical_rtp_and_doubles_count_in_the_ma
     r = play(classic_table)
     r.bet(player, {"main": 1000, "21+3": 500}, seat=1)
     r.close()
-    r.cards("5h", "6h", "9c")  # 11 against a 9
+    r.cards("5h", "9c", "6h")  # 11 against a 9
     r.decide(player, "double", seat=1)
     r.cards("Ts")  # 21
     r.cards("8d")  # dealer 17

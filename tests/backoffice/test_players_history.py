@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from backoffice import selectors
+from rounds import game_history
 from tests.backoffice.scenarios import settle_classic
 
 pytestmark = pytest.mark.django_db
@@ -27,20 +27,20 @@ def test_the_game_history_lists_rounds_newest_first_with_bets_and_results(client
 def test_the_history_pages_by_keyset_and_the_first_page_costs_the_same_queries(play, classic_table, alice, bob):
     rounds = [settle_classic(play, classic_table, alice) for _ in range(5)]
     with CaptureQueriesContext(connection) as first:
-        page = selectors.player_game_history(player=alice, limit=2)
+        page = game_history.player_game_history(player=alice, limit=2)
     assert [row.game_number for row in page.rows] == [r.game_number for r in reversed(rounds)][:2]
-    second = selectors.player_game_history(player=alice, before=page.next_before, limit=2)
-    third = selectors.player_game_history(player=alice, before=second.next_before, limit=2)
+    second = game_history.player_game_history(player=alice, before=page.next_before, limit=2)
+    third = game_history.player_game_history(player=alice, before=second.next_before, limit=2)
     assert [len(p.rows) for p in (page, second, third)] == [2, 2, 1] and third.next_before is None
     assert len(first.captured_queries) == 4  # round ids, rounds, bets, voided spots: whatever the history's size
-    assert selectors.player_game_history(player=bob).rows == []
+    assert game_history.player_game_history(player=bob).rows == []
 
 
 def test_older_pages_come_as_htmx_rows_and_a_bad_cursor_is_a_400(client_for, play, classic_table, alice):
     for _ in range(3):
         settle_classic(play, classic_table, alice)
     client = client_for(alice)
-    first = selectors.player_game_history(player=alice, limit=1)
+    first = game_history.player_game_history(player=alice, limit=1)
     rows = client.get(reverse("player_games"), {"before": first.next_before}, headers={"HX-Request": "true"})
     assert rows.status_code == 200 and "<html" not in rows.content.decode() and "<tr>" in rows.content.decode()
     assert client.get(reverse("player_games"), {"before": "1; drop"}).status_code == 400
@@ -73,7 +73,7 @@ def test_a_hole_card_stays_face_down_for_the_player_while_the_round_is_played(cl
     r = play(table)
     r.bet(player, {"main": 1000}, seat=1)
     r.close()
-    r.cards("8h", "8d", "9c", "5s")  # seat 1 twice, dealer up, hole
+    r.cards("8h", "9c", "8d", "5s")  # seat 1, dealer up, seat 1, hole
     page = client_for(player).get(reverse("player_game", args=[r.round.game_number])).content.decode()
     assert 'aria-label="9 of clubs"' in page and 'aria-label="5 of spades"' not in page
     assert 'aria-label="face-down card"' in page
@@ -87,3 +87,14 @@ def test_the_csv_export_streams_every_round(client_for, play, classic_table, ali
     assert rows[0][:3] == ["game number", "started (UTC)", "table"]
     assert [row[0] for row in rows[1:]] == [r.game_number for r in reversed(rounds)]
     assert rows[1][4] == "Main 10.00 EUR" and rows[1][7] == "won" and rows[1][8] == "10.00 EUR"
+
+
+def test_the_api_the_page_and_the_staff_page_tell_the_same_result(client_for, support, play, classic_table,
+                                                                   alice, bob):
+    settled = settle_classic(play, classic_table, alice, bob)  # alice wins 10.00 EUR on seat 1, bob loses 30.00
+    for player, net, text in ((alice, 1000, "+10.00 EUR"), (bob, -3000, "-30.00 EUR")):
+        api = client_for(player).get("/api/rounds/mine/").json()["results"]
+        assert [row["net"] for row in api if row["game_number"] == settled.game_number] == [
+            {label: net for label, data in settled.settlement["spots"].items() if data["player"] == player.pk}]
+        assert text in client_for(player).get(reverse("player_games")).content.decode()
+        assert text in client_for(support).get(reverse("backoffice_player", args=[player.pk])).content.decode()

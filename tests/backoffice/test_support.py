@@ -7,9 +7,9 @@ from datetime import UTC
 import pytest
 from django.urls import reverse
 
-from backoffice import selectors
 from players.models import PlayerNote, PlayerProfile
 from rounds.models import Round, RoundState
+from rounds.round_page import round_spots_page
 from tests.helpers import chips
 from wallet.models import LedgerTransaction
 
@@ -106,9 +106,9 @@ def test_the_round_page_pages_its_players_by_keyset(client_for, support, play, c
     for seat, player in enumerate(players, start=1):
         r.bet(player, {"main": 1000}, seat=seat)
     round = r.refresh()
-    views, after = selectors.round_spots_page(round=round, limit=2)
+    views, after = round_spots_page(round=round, limit=2)
     assert len(views) == 2 and after is not None
-    rest, none = selectors.round_spots_page(round=round, after=after, limit=2)
+    rest, none = round_spots_page(round=round, after=after, limit=2)
     assert len(rest) == 1 and none is None
     fragment = client_for(support).get(reverse("backoffice_round", args=[round.game_number]),
                                        {"spots_after": views[0].spot.pk}, headers={"HX-Request": "true"})

@@ -30,7 +30,7 @@ def _bad(script_id: str, path: str, value: Any) -> dict[str, Any]:
     target = script
     for key in parents:
         target = target[int(key)] if isinstance(target, list) else target[key]
-    target[last] = value
+    target[int(last) if isinstance(target, list) else last] = value
     return script
 
 
@@ -60,6 +60,16 @@ BAD_SCRIPTS = [
         _bad("BB-FREE", "players", GOOD["players"] + [{"id": "bb", "bets": {"main": 100}, "behind": True}]),
         "Bet Behind is not offered",
     ),
+    # Wrong-typed values are refused by name before the settlement's memo keys hash them.
+    (_bad("MAIN-NULL", "players.0", GOOD["players"][0] | {"bets": {"main": None}, "balance": 5000}),
+     "main bet must be a whole number of minor units, not None"),
+    (_bad("MAIN-LIST", "players.0.bets", {"main": [1000]}), "main bet must be a whole number"),
+    (_bad("INS-LIST", "players.0.insurance", []), "insurance must be true or false, not []"),
+    (_bad("INS-DICT", "players.0.insurance", {}), "insurance must be true or false"),
+    (_bad("ACTION-LIST", "players.0.actions", [["split"], "hit"]), "unknown action ['split']"),
+    (_bad("ACTIONS-DICT", "players.0.actions", {"split": 1}), "actions must be a list"),
+    (_bad("HUGE-STAKE", "players.0.bets", {"main": 10**30}), "above the largest stake the tables accept"),
+    (_bad("HUGE-SIDE", "players.0.bets", {"main": 1000, "hot3": 10**12 + 2}), "above the largest stake"),
 ]
 
 
@@ -141,3 +151,52 @@ def test_command_checks_every_vector() -> None:
     done = _manage(str(vectors), "--check")
     assert done.returncode == 0, done.stderr
     assert all(json.loads(line)["dealer"]["cards"] for line in done.stdout.splitlines())
+
+
+def test_largest_stake_still_settles(tmp_path: Path) -> None:
+    script = _bad("MAX", "players.0.bets", {"main": 10**12})
+    script["expect"] = {"p1": {"hands": [10**12, 10**12]}}
+    (tmp_path / "max.json").write_text(json.dumps(script))
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_paths([tmp_path], check=True, out=out, err=err) == 0, err.getvalue()
+    assert json.loads(out.getvalue())["players"]["p1"]["hands"] == [10**12, 10**12]
+
+
+def test_script_id_must_be_a_name(tmp_path: Path) -> None:
+    file = tmp_path / "id.json"
+    file.write_text(json.dumps(copy.deepcopy(GOOD) | {"id": ["G1"]}))
+    err = io.StringIO()
+    assert replay_paths([file], check=False, out=io.StringIO(), err=err) == 1
+    assert err.getvalue() == f"{file}: (no id): the script id must be a string or a whole number, not a list\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("{not json", "cannot read a JSON script file (Expecting property name"),
+        ("[" * 1000 + "]" * 1000, "cannot read a JSON script file (nested too deep)"),
+        ('{"id": "X", "bets": ' + "9" * 4400 + "}", "cannot read a JSON script file (a number has too many digits)"),
+    ],
+    ids=["syntax", "deep", "long-integer"],
+)
+def test_unreadable_file_hides_no_other_result(tmp_path: Path, text: str, reason: str) -> None:
+    (tmp_path / "a_good.json").write_text(json.dumps(GOOD))
+    (tmp_path / "b_broken.json").write_text(text)
+    (tmp_path / "c_good.json").write_text(json.dumps(copy.deepcopy(GOOD) | {"id": "G2"}))
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_paths([tmp_path], check=True, out=out, err=err) == 1
+    assert [json.loads(line)["id"] for line in out.getvalue().splitlines()] == ["G1", "G2"]
+    assert err.getvalue().startswith(f"{tmp_path / 'b_broken.json'}: {reason}")
+    assert len(err.getvalue().splitlines()) == 1
+
+
+def test_deep_value_inside_a_script_is_a_plain_reason(tmp_path: Path) -> None:
+    deep = "[" * 900 + "]" * 900
+    bad = _bad("DEEP", "players.0.insurance", "@")
+    text = json.dumps([bad, GOOD]).replace('"@"', deep)
+    (tmp_path / "deep.json").write_text(text)
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_paths([tmp_path], check=True, out=out, err=err) == 1
+    assert err.getvalue().startswith(f"{tmp_path / 'deep.json'}: DEEP: ")
+    assert len(err.getvalue().splitlines()) == 1
+    assert [json.loads(line)["id"] for line in out.getvalue().splitlines()] == ["G1"]

@@ -13,7 +13,7 @@ from rounds.engine.cards import (
     parse_card,
     validate_card_counts,
 )
-from rounds.engine.errors import RoundError
+from rounds.engine.errors import EngineError
 
 
 def test_card_text_and_points() -> None:
@@ -32,7 +32,7 @@ def test_cards_are_interned_and_immutable() -> None:
 
 @pytest.mark.parametrize("text", ["1h", "10h", "ah", "AH", "A", "Ahh", "", None, 7, "Xs"])
 def test_unknown_cards_are_refused(text: object) -> None:
-    with pytest.raises(RoundError, match="unknown card"):
+    with pytest.raises(EngineError, match="unknown card"):
         parse_card(text)
 
 
@@ -66,7 +66,7 @@ def test_shoe_with_burn_and_cut_card() -> None:
 def test_ninth_copy_is_refused() -> None:
     ace = parse_card("As")
     validate_card_counts([ace] * 8, decks=8)
-    with pytest.raises(RoundError, match="As appears 9 times"):
+    with pytest.raises(EngineError, match="As appears 9 times"):
         validate_card_counts([ace] * 9, decks=8)
-    with pytest.raises(RoundError, match="appears 2 times but 1 decks"):
+    with pytest.raises(EngineError, match="appears 2 times but 1 decks"):
         validate_card_counts([ace, ace], decks=1)

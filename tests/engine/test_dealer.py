@@ -2,7 +2,7 @@ import pytest
 
 from rounds.engine.cards import parse_card
 from rounds.engine.dealer import check_dealer_cards, dealer_hand, dealer_must_draw, peeked_blackjack
-from rounds.engine.errors import RoundError
+from rounds.engine.errors import EngineError
 from rounds.engine.rules import rules_for
 
 EU, FREE, PEEK = rules_for("classic_eu"), rules_for("free_bet"), rules_for("classic_us_peek_before")
@@ -29,7 +29,7 @@ def test_complete_dealer_hands(cards: str) -> None:
     ],
 )
 def test_bad_dealer_records(cards: str, message: str) -> None:
-    with pytest.raises(RoundError, match=message):
+    with pytest.raises(EngineError, match=message):
         check_dealer_cards(EU, hand(cards), must_complete=True, needs_second=True)
 
 
@@ -39,12 +39,12 @@ def test_no_live_hand_means_no_draw_needed() -> None:
     check_dealer_cards(
         EU, hand("Ts 5c 2d"), must_complete=False, needs_second=False
     )  # a complete draw is fine
-    with pytest.raises(RoundError, match="second card"):
+    with pytest.raises(EngineError, match="second card"):
         check_dealer_cards(
             FREE, hand("7s"), must_complete=False, needs_second=False
         )  # hole card dealt at once
     check_dealer_cards(EU, hand("Ts 2c"), must_complete=False, needs_second=False)
-    with pytest.raises(RoundError, match="stopped on 12"):  # once drawing, the dealer completes
+    with pytest.raises(EngineError, match="stopped on 12"):  # once drawing, the dealer completes
         check_dealer_cards(EU, hand("5s 5c 2d"), must_complete=False, needs_second=False)
 
 
@@ -52,7 +52,7 @@ def test_peek() -> None:
     assert peeked_blackjack(FREE, hand("As Kc")) and not peeked_blackjack(FREE, hand("Ks Ac"))
     assert peeked_blackjack(PEEK, hand("Ks Ac")) and peeked_blackjack(PEEK, hand("As Kc"))
     assert not peeked_blackjack(EU, hand("As Kc"))
-    with pytest.raises(RoundError, match="hole card"):
+    with pytest.raises(EngineError, match="hole card"):
         peeked_blackjack(PEEK, hand("As"))
     final = dealer_hand(EU, hand("Ks Ac"))
     assert final.blackjack and not final.peeked and final.total == 21

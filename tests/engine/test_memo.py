@@ -6,7 +6,7 @@ import pytest
 
 from rounds.engine.bets import PlayerEntry
 from rounds.engine.cards import parse_card
-from rounds.engine.errors import RoundError
+from rounds.engine.errors import EngineError
 from rounds.engine.rules import rules_for
 from rounds.engine.settle import memo_key, settle_round
 
@@ -35,7 +35,7 @@ def test_balance_classes_and_insurance_share_results_only_when_equal() -> None:
         player = PlayerEntry(f"p{index}", main=1000, balance=balance, insurance=insured, actions=log)
         try:
             alone = settle_round(rules, first, dealer, stream, [everything, player], memo=False)
-        except RoundError:
+        except EngineError:
             continue  # a fallback made the rest of this log illegal
         legal.append((player, alone.players[player.id]))
     assert len(legal) > 100
@@ -50,8 +50,8 @@ def test_invalid_players_are_reported_even_when_they_share_a_key() -> None:
     rules = rules_for("free_bet")
     good = PlayerEntry("good", main=1000, actions=("stand",))
     bad = PlayerEntry("bad", main=1000, actions=("stand",), balance=-5)
-    with pytest.raises(RoundError, match="bad: balance must be a whole number"):
+    with pytest.raises(EngineError, match="bad: balance must be a whole number"):
         settle_round(rules, cards("Th 9d"), cards("7s Tc"), [], [good, bad])
     nobet = PlayerEntry("nobet", balance=-1)
-    with pytest.raises(RoundError, match="nobet: balance"):
+    with pytest.raises(EngineError, match="nobet: balance"):
         settle_round(rules, cards("Th 9d"), cards("7s Tc"), [], [good, PlayerEntry("idle"), nobet])

@@ -3,7 +3,7 @@
 import pytest
 
 from rounds.engine.cards import parse_card
-from rounds.engine.errors import RoundError
+from rounds.engine.errors import EngineError
 from rounds.engine.play import DECISION, FINISHED, NEEDS_CARD, play_log, player_turn
 from rounds.engine.rules import rules_for
 
@@ -125,26 +125,26 @@ def test_live_turn_waits_for_cards_in_request_order() -> None:
 
 
 def test_illegal_decisions_are_refused() -> None:
-    with pytest.raises(RoundError, match="illegal action split"):
+    with pytest.raises(EngineError, match="illegal action split"):
         turn(FREE, "8h 7d", ["split"])
-    with pytest.raises(RoundError, match="illegal action double"):
+    with pytest.raises(EngineError, match="illegal action double"):
         turn(FREE, "8h 2d", ["hit", "double"], "2c")
-    with pytest.raises(RoundError, match="surplus action"):
+    with pytest.raises(EngineError, match="surplus action"):
         turn(FREE, "8h 2d", ["stand", "hit"])
-    with pytest.raises(RoundError, match="before the card"):
+    with pytest.raises(EngineError, match="before the card"):
         turn(FREE, "8h 2d", ["hit", "hit"])
-    with pytest.raises(RoundError, match="unknown action 'surrender'"):
+    with pytest.raises(EngineError, match="unknown action 'surrender'"):
         turn(FREE, "8h 2d", ["surrender"])
 
 
 def test_play_log_needs_complete_logs() -> None:
-    with pytest.raises(RoundError, match="missing decision for hand 1"):
+    with pytest.raises(EngineError, match="missing decision for hand 1"):
         play_log(FREE, cards("8h 2d"), ["hit"], cards("2c"), main=1000)
-    with pytest.raises(RoundError, match="missing stream card"):
+    with pytest.raises(EngineError, match="missing stream card"):
         play_log(FREE, cards("8h 2d"), ["hit", "hit"], cards("2c"), main=1000)
     # A natural may log one confirming stand (the contract's vectors in tests/vectors do); nothing more.
     play_log(FREE, cards("Ah Kd"), ["stand"], [], main=1000)
-    with pytest.raises(RoundError, match="surplus"):
+    with pytest.raises(EngineError, match="surplus"):
         play_log(FREE, cards("Ah Kd"), ["stand", "stand"], [], main=1000)
 
 

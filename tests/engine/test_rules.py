@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from rounds.engine.errors import RoundError
+from rounds.engine.errors import EngineError
 from rounds.engine.rules import PROFILE_DEFAULTS, SCRIPT_RULE_NAMES, Rules, rules_for
 
 
@@ -75,14 +75,14 @@ def test_overrides_and_aliases() -> None:
     ],
 )
 def test_bad_overrides_are_refused_clearly(overrides: dict, message: str) -> None:
-    with pytest.raises(RoundError, match=message):
+    with pytest.raises(EngineError, match=message):
         rules_for("free_bet", overrides)
 
 
 def test_unknown_profile() -> None:
-    with pytest.raises(RoundError, match="unknown rules 'blackjack_switch'"):
+    with pytest.raises(EngineError, match="unknown rules 'blackjack_switch'"):
         rules_for("blackjack_switch")
-    with pytest.raises(RoundError, match="profile"):
+    with pytest.raises(EngineError, match="profile"):
         Rules.from_dict({"profile": "nope"})
 
 
@@ -98,7 +98,7 @@ def test_unknown_profile() -> None:
 )
 def test_an_override_that_contradicts_the_named_dealing_is_refused(name: str, overrides: dict) -> None:
     # docs/round-script.md: classic_* fixes the dealing; an override that contradicts it makes a script invalid.
-    with pytest.raises(RoundError, match="deal"):
+    with pytest.raises(EngineError, match="deal"):
         rules_for(name, overrides)
 
 

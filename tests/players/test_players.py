@@ -132,9 +132,9 @@ def test_a_table_that_closes_has_nobody_left_at_it(client_for, player, player2, 
     client.post(reverse("player_table_join", args=["PL01"]))
     client.post(reverse("player_table_join", args=["PL02"]))
     client_for(player2).post(reverse("player_table_join", args=["PL01"]))
-    table_services.table_state_set(actor=operator, table=tables[0], state="paused")
+    table_services.table_state_set(actor=operator, table=tables[0], state="paused", reason="dealer break")
     assert TablePresence.objects.filter(ended_at__isnull=True).count() == 3  # a pause keeps everyone seated
-    table_services.table_state_set(actor=operator, table=tables[0], state="closed")
+    table_services.table_state_set(actor=operator, table=tables[0], state="closed", reason="end of shift")
     ended = TablePresence.objects.filter(table__code="PL01")
     assert {(p.player_id, p.end_reason) for p in ended} == {(player.pk, PresenceEnd.TABLE_CLOSED),
                                                             (player2.pk, PresenceEnd.TABLE_CLOSED)}

@@ -11,11 +11,16 @@ from django.conf import settings
 from django.urls import reverse
 
 from casino.locale_formats import money_in, percent_in
-from tables import rtp
+from tables import rtp, rtp_exact
 from tables import selectors as table_selectors
 from tables.models import BetLimit
 
 pytestmark = pytest.mark.django_db
+
+
+def main_rtp(table) -> float:
+    rules = table_selectors.table_rules(table)
+    return rtp_exact.main_game_figures(rtp_exact.rtp_rules_from_engine(rules))["rtp"]
 
 
 def text_of(response) -> str:
@@ -27,8 +32,7 @@ def test_the_help_page_says_what_the_table_is_configured_to_do(client_for, playe
     page = client_for(player).get(reverse("player_table_help", args=[classic_table.code]) + "?lang=en")
     assert page.status_code == 200 and page.headers["Content-Language"] == "en"
     text = text_of(page)
-    rules = table_selectors.table_rules(classic_table)
-    assert f"returns {percent_in(rtp.main_game_infinite_rtp(rules), language='en')} of the stakes" in text
+    assert f"returns {percent_in(main_rtp(classic_table), language='en')} of the stakes" in text
     assert f"Betting is open for {classic_table.betting_seconds} seconds." in text
     assert "If the time runs out, your hand stands." in text  # the classic timeout rule
     assert f"a shoe of {classic_table.decks} decks" in text
@@ -46,7 +50,7 @@ def test_a_changed_configuration_changes_the_help(client_for, player, classic_ta
     assert "You have 20 seconds" not in text_of(client_for(player).get(url))
     classic_table.refresh_from_db()
     golden = classic_table.golden_chips
-    table_update(table=classic_table, actor=operator, golden_chips=not golden, decision_seconds=20)
+    table_update(table=classic_table, actor=operator, golden_chips=not golden, decision_seconds=20, reason="Test")
     text = text_of(client_for(player).get(url))
     assert ("Golden Chips: chips the casino gives you" in text) is (not golden)
     assert "You have 20 seconds for each decision." in text
@@ -61,8 +65,7 @@ def test_the_help_page_in_swedish_writes_money_and_numbers_the_swedish_way(clien
     assert f"i {classic_table.betting_seconds} sekunder" in text
     swedish = money_in(main.max, "EUR", language="sv")
     assert "," in swedish and swedish.endswith("€") and swedish in text
-    rules = table_selectors.table_rules(classic_table)
-    assert percent_in(rtp.main_game_infinite_rtp(rules), language="sv") in text
+    assert percent_in(main_rtp(classic_table), language="sv") in text
     assert "The game" not in text and '<html lang="sv">' in page.content.decode()
 
 
@@ -89,7 +92,8 @@ def test_the_api_serves_the_same_facts_and_text(client_for, player, seated_table
     english, swedish = client.get(url + "?lang=en").json(), client.get(url + "?lang=sv").json()
     rules = table_selectors.table_rules(seated_table)
     assert english["facts"] == swedish["facts"]
-    assert english["facts"]["rtp"]["main"] == pytest.approx(rtp.main_game_infinite_rtp(rules))
+    assert english["facts"]["rtp"]["main"] == pytest.approx(main_rtp(seated_table))
+    assert english["facts"]["rtp"]["main_infinite_deck"] == pytest.approx(rtp.main_game_infinite_rtp(rules))
     assert english["facts"]["timers"]["timeout_rule"] == seated_table.timeout_rule
     assert [s["key"] for s in english["sections"]] == [s["key"] for s in swedish["sections"]]
     assert english["sections"][0]["heading"] == "The game" and swedish["sections"][0]["heading"] == "Spelet"
@@ -139,3 +143,16 @@ def test_a_free_bet_table_explains_its_free_bets_timeout_and_charlie(client_for,
     # Paytables best line first, as players read them.
     hot3 = text[text.index("Hot 3 scores"):]
     assert hot3.index("Three sevens") < hot3.index("21 in one suit") < hot3.index("Total of 19")
+
+
+def test_the_help_says_what_a_lost_connection_does_at_this_table(client_for, player, classic_table, operator):
+    from tables.services import table_update
+
+    url = reverse("player_table_help", args=[classic_table.code])
+    classic_table.refresh_from_db()
+    table_update(table=classic_table, actor=operator, disconnect_policy="non_live", non_live_deadline=2 * 3600,
+                 reason="Help test")
+    assert "your hands leave the live round" in text_of(client_for(player).get(url + "?lang=en"))
+    assert "inom 2 timmar" in text_of(client_for(player).get(url + "?lang=sv"))
+    table_update(table=classic_table, actor=operator, disconnect_policy="bets_stand", reason="Help test")
+    assert "your bets stand, betting time included" in text_of(client_for(player).get(url + "?lang=en"))

@@ -159,21 +159,47 @@ def test_repeat_places_the_last_rounds_opening_bets_again_with_every_check(play,
         services.bets_repeat(round_id=second.id, player=a, idempotency_key=new_key())
 
 
-def test_double_all_doubles_every_bet_or_nothing(play, classic_table, funded):
-    player = funded(cash=10_000_00)
-    r = play(classic_table)
-    r.bet(player, {"main": 1000, "perfect_pairs": 500}, seat=1)
-    r.bet(player, {"main": 200_000}, seat=2)
-    services.bets_double(round_id=r.id, player=player, idempotency_key=new_key())
+def _stakes(player):
     totals = {}
-    for bet in RoundBet.objects.all():
+    for bet in RoundBet.objects.filter(spot__player=player):
         key = (bet.spot.seat, bet.kind)
         totals[key] = totals.get(key, 0) + bet.amount
-    assert totals == {(1, "main"): 2000, (1, "perfect_pairs"): 1000, (2, "main"): 400_000}
-    before = (RoundBet.objects.count(), cash(player))
-    with pytest.raises(errors.BetLimitError, match="8,000.00 EUR is not"):
+    return totals
+
+
+def test_double_all_doubles_every_bet_each_up_to_its_maximum(play, classic_table, funded):
+    # Limits: main 1.00-5,000.00 EUR, perfect pairs 1.00-250.00 EUR (the defaults).
+    player = funded(cash=10_000_00)
+    r = play(classic_table)
+    r.bet(player, {"main": 1000, "perfect_pairs": 15_000}, seat=1)
+    r.bet(player, {"main": 200_000}, seat=2)
+    services.bets_double(round_id=r.id, player=player, idempotency_key=new_key())
+    assert _stakes(player) == {(1, "main"): 2000, (1, "perfect_pairs"): 25_000, (2, "main"): 400_000}
+    services.bets_double(round_id=r.id, player=player, idempotency_key=new_key())
+    assert _stakes(player) == {(1, "main"): 4000, (1, "perfect_pairs"): 25_000, (2, "main"): 500_000}
+    assert cash(player) == 10_000_00 - 529_000
+
+
+def test_double_with_every_bet_at_its_maximum_is_refused_and_writes_nothing(play, classic_table, funded):
+    player = funded(cash=10_000_00)
+    r = play(classic_table)
+    r.bet(player, {"main": 500_000}, seat=1)
+    before = (RoundBet.objects.count(), LedgerTransaction.objects.count(), cash(player))
+    with pytest.raises(errors.BetLimitError, match="already at the table's maximum"):
         services.bets_double(round_id=r.id, player=player, idempotency_key=new_key())
-    assert (RoundBet.objects.count(), cash(player)) == before == (6, 10_000_00 - 403_000)
+    assert (RoundBet.objects.count(), LedgerTransaction.objects.count(), cash(player)) == before
+
+
+def test_double_the_balance_cannot_cover_is_refused_whole(play, classic_table, funded):
+    # 3,000 + 1,500 placed from 6,000: doubling needs 4,500 more but 1,500 is left; no single bet is doubled.
+    player = funded(cash=6000)
+    r = play(classic_table)
+    r.bet(player, {"main": 3000}, seat=1)
+    r.bet(player, {"main": 1500}, seat=2)
+    before = (RoundBet.objects.count(), LedgerTransaction.objects.count(), cash(player))
+    with pytest.raises(wallet_errors.InsufficientFunds, match="doubling your bets needs 45.00 EUR in cash"):
+        services.bets_double(round_id=r.id, player=player, idempotency_key=new_key())
+    assert (RoundBet.objects.count(), LedgerTransaction.objects.count(), cash(player)) == before == (2, 3, 1500)
 
 
 def test_deal_now_closes_betting_when_every_seated_player_confirmed(play, classic_table, seated_table, funded):
@@ -205,12 +231,15 @@ def test_bets_after_the_close_or_the_timer_are_refused(play, free_bet_table, fun
     nothing_written(player)
 
 
-def test_a_player_disconnected_while_betting_is_refunded_and_their_bet_behinds_follow(play, seated_table, funded):
+def test_a_player_disconnected_while_betting_is_refunded_and_their_bet_behinds_follow(play, classic_table, funded):
+    # classic: non_live by default, which voids what was placed while betting is open (as void_while_betting).
     seat_player, behind = funded(), funded()
-    r = play(seated_table)
+    r = play(classic_table)
     r.bet(seat_player, {"main": 1000, "21+3": 100}, seat=3)
     r.bet(behind, {"main": 1000}, seat=3, behind=True)
-    assert services.player_disconnect(round_id=r.id, player=seat_player)["refunded"] is True
+    assert services.player_disconnect(round_id=r.id, player=seat_player) == {
+        "spots": [Spot.objects.get(player=seat_player).pk], "refunded": True, "policy": "non_live",
+        "continuations": []}
     assert cash(seat_player) == 1_000_00
     r.close()  # seat 3 has no bet any more: the Bet Behind is refunded at once
     assert cash(behind) == 1_000_00
@@ -229,3 +258,50 @@ def test_after_the_close_a_disconnected_players_bets_stand(play, free_bet_table,
     spot = Spot.objects.get()
     assert spot.voided_at is None and spot.disconnected_at is not None
     assert cash(player) == 1_000_00 - 1000
+
+
+def test_at_a_seated_free_bet_table_every_bet_stands_when_the_player_disconnects_while_betting(
+    play, seated_table, funded
+):
+    seat_player, behind = funded(), funded()
+    r = play(seated_table)
+    r.bet(seat_player, {"main": 1000, "21+3": 100}, seat=3)
+    r.bet(behind, {"main": 1000}, seat=3, behind=True)
+    assert services.player_disconnect(round_id=r.id, player=seat_player)["refunded"] is False
+    r.close()
+    assert (cash(seat_player), cash(behind)) == (1_000_00 - 1100, 1_000_00 - 1000)
+    assert Spot.objects.filter(voided_at__isnull=True).count() == 2
+    assert Spot.objects.get(player=seat_player).disconnected_at is not None
+    assert r.refresh().state == RoundState.BETTING_CLOSED  # the seat is dealt as if the player were there
+
+
+@pytest.mark.parametrize(("profile", "policy", "refunded"), [
+    ("free_bet", None, True),
+    ("free_bet", "bets_stand", False),
+    ("classic", "void_while_betting", True),
+    ("free_bet_seated", "non_live", True),
+])
+def test_the_tables_disconnection_policy_decides_while_betting_is_open(play, funded, profile, policy, refunded):
+    from tests.rounds.factories import RoundTableFactory
+
+    player = funded()
+    options = {"disconnect_policy": policy} if policy else {}
+    r = play(RoundTableFactory(profile=profile, code="DC01", **options))
+    r.bet(player, {"main": 1000}, **({} if profile == "free_bet" else {"seat": 1}))
+    result = services.player_disconnect(round_id=r.id, player=player)
+    assert result["refunded"] is refunded and result["policy"] == (policy or "void_while_betting")
+    assert cash(player) == 1_000_00 - (0 if refunded else 1000)
+    # Coming back changes nothing: refunded bets stay refunded, standing bets stay held.
+    services.player_disconnect(round_id=r.id, player=player)
+    assert cash(player) == 1_000_00 - (0 if refunded else 1000)
+    assert RoundBet.objects.count() == 1
+
+
+def test_a_table_refuses_an_unknown_disconnection_policy(roles):
+    from tables.errors import TableConfigError
+    from tests.rounds.factories import RoundTableFactory
+
+    with pytest.raises(TableConfigError, match="Disconnection policy must be one of"):
+        RoundTableFactory(profile="classic", code="DC02", disconnect_policy="vanish")
+    with pytest.raises(TableConfigError, match="non-live deadline"):
+        RoundTableFactory(profile="classic", code="DC03", non_live_deadline=5)

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from rounds import services
 from rounds.models import RoundBet, RoundRequest, RoundState
-from tests.rounds.conftest import cash
+from tests.helpers import cash
 from tests.rounds.test_play import LATER
 from wallet.models import LedgerTransaction
 
@@ -27,7 +27,7 @@ def test_a_deposit_with_a_rounds_settle_key_does_not_stop_it_settling(client_for
     r = play(classic_table)
     r.bet(victim, {"main": 1000}, seat=1)
     r.close()
-    r.cards("Th", "Kd", "6c")
+    r.cards("Th", "6c", "Kd")
     r.decide(victim, "stand", seat=1)
     r.cards("Ts", "9s")
     r.complete()

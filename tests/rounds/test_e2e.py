@@ -136,7 +136,7 @@ def test_a_seated_round_with_bet_behind_multi_seat_and_golden_chips(
     table.bet(c, {"main": 1000}, seat=3, behind=True)
     table.bet(d, {"golden_chip": 2000}, seat=4)
     table.close()
-    table.cards("Th", "6d", "9c", "9h", "As", "Kd", "Tc", "9d", "7s")
+    table.cards("Th", "9c", "As", "Tc", "7s", "6d", "9h", "Kd", "9d")
     table.decide(a, "hit", seat=1)
     table.cards("5c")  # 21: stands by itself
     table.decide(b, "split", seat=2)
@@ -188,7 +188,7 @@ def test_a_malfunction_voids_the_round_and_the_worker_refunds_every_stake_once(
     table.bet(b, {"main": 1000}, seat=5)
     table.bet(a, {"main": 400}, seat=5, behind=True)
     table.close()
-    table.cards("8h", "8d", "5c", "6c", "7d")
+    table.cards("8h", "5c", "7d", "8d", "6c")
     table.decide(a, "split", seat=1)
     table.cards("2s")
     table.decide(a, "stand", seat=1)
@@ -200,7 +200,7 @@ def test_a_malfunction_voids_the_round_and_the_worker_refunds_every_stake_once(
     outcome = table.cards("4c")[0]
     assert outcome["malfunction"] == "the dealer drew 4c on 17, but stands on 17 or more"
     table.wait(RoundState.VOIDED, refunded=True)
-    tasks.round_void.delay(table.round.pk)  # a second delivery refunds nothing
+    tasks.round_void_refunds.delay(table.round.pk)  # a second delivery refunds nothing
     accounted(table, [a, b])
     assert LedgerTransaction.objects.filter(reference=table.game_number, kind="refund").count() == 1
 
@@ -231,11 +231,61 @@ def test_a_duplicated_settle_task_settles_once(celery_worker, client_for, operat
     table = ApiTable(client_for, operator, "LB01")
     table.bet(player, {"main": 1000}, seat=1)
     table.close()
-    table.cards("Th", "Qd", "9c")
+    table.cards("Th", "9c", "Qd")
     table.decide(player, "stand", seat=1)
     table.cards("8s")
     table.complete()
     for _ in range(3):
         tasks.round_settle.delay(table.round.pk)
     table.wait(RoundState.SETTLED)
+    accounted(table, [player])
+
+
+def test_a_seated_free_bet_split_gets_both_second_cards_before_hand_one_is_played(
+    celery_worker, client_for, operator, seated_table, funded
+):
+    # The studio deals as the table does: seat 1, dealer up, seat 1, hole; after the split the second card of
+    # hand 1 (5c), the second card of hand 2 (9h), then hand 1's hit (6d). The Bet Behind cannot fund the paid
+    # split of tens, keeps hand 1 only, and takes the seat's hand 1 cards: T 5 6 = 21.
+    seat, behind = funded(), funded(cash=1000)
+    table = ApiTable(client_for, operator, "FS01")
+    table.bet(seat, {"main": 1000}, seat=1)
+    table.bet(behind, {"main": 1000}, seat=1, behind=True)
+    table.close()
+    assert [(o["target"], o["seat"]) for o in table.cards("Th", "9s", "Kd", "Tc")] == [
+        ("seat", 1), ("dealer", None), ("seat", 1), ("dealer", None)]
+    assert table.decide(seat, "split", seat=1)["effective"] == "split"
+    assert [o["seat"] for o in table.cards("5c", "9h")] == [1, 1]
+    table.decide(seat, "hit", seat=1)
+    table.cards("6d")  # hand 1: T 5 6 = 21, stands by itself
+    table.decide(seat, "stand", seat=1)  # hand 2: K 9 = 19
+    table.complete()
+    round = table.wait(RoundState.SETTLED)
+    results = {label: data["result"] for label, data in round.settlement["spots"].items()}
+    assert results["seat1"] == {"hands": [1000, 0]}
+    assert results[f"seat1-behind-p{behind.pk}"] == {"hands": [1000]}
+    assert cash(behind) == 2000
+    accounted(table, [seat])
+
+
+def test_a_seated_free_bet_split_card_for_hand_one_before_hand_two_has_its_second_is_refused(
+    celery_worker, client_for, operator, seated_table, funded
+):
+    player = funded()
+    table = ApiTable(client_for, operator, "FS01")
+    table.bet(player, {"main": 1000}, seat=1)
+    table.close()
+    table.cards("8s", "Ts", "8h", "7c")
+    table.decide(player, "split", seat=1)
+    table.cards("3c")
+    response = table.client(player).post(table.url("decisions/"), {"action": "hit", "seat": 1},
+                                         content_type="application/json")
+    assert response.status_code == 409 and "next card is coming" in response.json()["message"]
+    table.cards("9d")
+    table.decide(player, "hit", seat=1)
+    table.cards("Td")  # S10: hand 1 8 3 T = 21, hand 2 8 9 = 17
+    table.decide(player, "stand", seat=1)
+    table.complete()
+    round = table.wait(RoundState.SETTLED)
+    assert round.settlement["spots"]["seat1"]["result"] == {"hands": [1000, 0]}
     accounted(table, [player])

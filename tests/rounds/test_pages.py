@@ -11,28 +11,32 @@ def settled(play, classic_table, funded):
     r = play(classic_table)
     r.bet(player, {"main": 1000}, seat=1)
     r.close()
-    r.cards("Th", "Kd", "6c")
+    r.cards("Th", "6c", "Kd")
     r.decide(player, "stand", seat=1)
     r.cards("Ts", "9s")
     r.complete()
     return r.settle()
 
 
-@pytest.mark.parametrize(("persona", "status"), [("support", 200), ("operator", 200), ("player", 403)])
-def test_staff_read_a_rounds_record_players_do_not(client_for, personas, settled, persona, status):
+@pytest.mark.parametrize(("persona", "status"), [("support", 301), ("operator", 301), ("player", 403)])
+def test_the_old_record_url_leads_staff_to_the_support_round_page_players_nowhere(client_for, personas, settled,
+                                                                                  persona, status):
     response = client_for(personas[persona]).get(f"/rounds/{settled.game_number}/")
     assert response.status_code == status
-    if status == 200:
-        page = response.content.decode()
+    if status == 301:
+        assert response["Location"] == f"/support/rounds/{settled.game_number}/"
+        page = client_for(personas[persona]).get(response["Location"]).content.decode()
         assert settled.game_number in page and "Audit trail" in page and "bets_placed" in page
 
 
-def test_the_lookup_finds_a_game_number_or_says_it_does_not_exist(client_for, support, settled):
+def test_the_old_lookup_opens_a_game_number_or_hands_the_query_to_the_search(client_for, support, settled):
     client = client_for(support)
     found = client.get("/rounds/", {"game_number": settled.game_number})
-    assert found.status_code == 302 and found["Location"] == f"/rounds/{settled.game_number}/"
+    assert found.status_code == 301 and found["Location"] == f"/support/rounds/{settled.game_number}/"
     missing = client.get("/rounds/", {"game_number": "XX99-20000101-000000"})
-    assert missing.status_code == 404 and "No round has the game number" in missing.content.decode()
+    assert missing.status_code == 301 and missing["Location"] == "/search/?q=XX99-20000101-000000"
+    assert "No round has the game number" in client.get(missing["Location"]).content.decode()
+    assert client.get("/rounds/")["Location"] == "/search/"
     assert client_for(None).get("/rounds/").status_code == 302  # to the login page
 
 

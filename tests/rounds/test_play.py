@@ -35,7 +35,7 @@ def test_seated_decisions_are_taken_in_turn_and_only_when_legal(play, classic_ta
     r.bet(a, {"main": 1000}, seat=1)
     r.bet(b, {"main": 1000}, seat=2)
     r.close()
-    r.cards("9h", "7d", "5c", "5d", "6s")  # EU: no hole card
+    r.cards("9h", "5c", "6s", "7d", "5d")  # EU: no hole card
     assert (r.refresh().state, r.round.turn_seat) == (RoundState.DECISIONS, 1)
     with pytest.raises(errors.NotYourTurn, match="It is seat 1's turn, not seat 2's"):
         r.decide(b, "stand", seat=2)
@@ -89,7 +89,7 @@ def test_the_classic_timeout_stands(play, classic_table, funded):
     r = play(classic_table)
     r.bet(player, {"main": 1000}, seat=1)
     r.close()
-    r.cards("5h", "4d", "Ts")
+    r.cards("5h", "Ts", "4d")
     r.advance(now=timezone.now() + LATER)
     assert effective(player) == ["stand"]
     assert r.refresh().state == RoundState.DEALER
@@ -100,7 +100,7 @@ def test_an_unfunded_paid_double_hits_and_the_spot_stays_unfunded_for_the_round(
     r = play(classic_table)
     r.bet(player, {"main": 1000}, seat=1)
     r.close()
-    r.cards("8h", "8d", "6c")
+    r.cards("8h", "6c", "8d")
     r.decide(player, "split", seat=1)  # funded: the last 10.00 EUR
     r.cards("3s")
     assert r.decide(player, "double", seat=1)["effective"] == "hit"
@@ -155,7 +155,7 @@ def test_a_bet_behind_follows_its_seat_with_its_own_stakes_and_fallbacks(play, c
     r.bet(rich, {"main": 1000}, seat=1, behind=True)
     r.bet(poor, {"main": 1000}, seat=1, behind=True)
     r.close()
-    r.cards("8h", "8d", "6c")
+    r.cards("8h", "6c", "8d")
     r.decide(seat, "split", seat=1)
     r.cards("3s")
     r.decide(seat, "double", seat=1)
@@ -209,7 +209,7 @@ def test_us_peek_before_ends_the_round_at_once_on_a_ten_up_blackjack(play, class
     r = play(classic_us_table)
     r.bet(player, {"main": 1000, "21+3": 100}, seat=4)
     r.close()
-    r.cards("9h", "2d", "Th", "As")
+    r.cards("9h", "Th", "2d", "As")
     assert r.refresh().state == RoundState.SETTLING
     r.settle()
     assert cash(player) == 1_000_00 - 1100
@@ -262,7 +262,7 @@ def test_a_dealer_drawing_on_17_is_a_malfunction_and_the_void_refunds_every_stak
     r = play(classic_table)
     r.bet(player, {"main": 1000, "perfect_pairs": 100}, seat=1)
     r.close()
-    r.cards("5h", "6d", "7c")
+    r.cards("5h", "7c", "6d")
     r.decide(player, "double", seat=1)
     r.cards("9s")
     r.cards("5d")  # dealer 7 5 = 12
@@ -303,7 +303,7 @@ def test_at_a_seated_table_a_player_sees_only_their_own_seat_and_which_seats_are
     r.bet(a, {"main": 1000}, seat=1)
     r.bet(b, {"main": 3000}, seat=2)
     r.close()
-    r.cards("9h", "7d", "5c", "5d", "6s")
+    r.cards("9h", "5c", "6s", "7d", "5d")
     seen = selectors.round_view(round=r.refresh(), viewer=b)
     [mine] = seen["spots"]
     assert mine["seat"] == 2 and mine["mine"] and mine["decision"] is None  # seat 1 plays first
@@ -311,3 +311,23 @@ def test_at_a_seated_table_a_player_sees_only_their_own_seat_and_which_seats_are
     assert seen["seats_taken"] == [1, 2] and seen["cards"]["dealer"] == ["6s"]
     staff = selectors.round_view(round=r.round, viewer=operator, staff=True)
     assert {spot["seat"] for spot in staff["spots"]} == {1, 2} and set(staff["cards"]["seats"]) == {"1", "2"}
+
+
+@pytest.mark.parametrize(("profile", "hole"), [("classic", False), ("free_bet_seated", True)])
+def test_the_studio_deals_one_card_to_each_seat_then_the_dealer_then_the_second_cards(play, funded, profile, hole):
+    from tests.rounds.factories import RoundTableFactory
+
+    a, b = funded(), funded()
+    r = play(RoundTableFactory(profile=profile, code="DO01"))
+    r.bet(a, {"main": 1000}, seat=2)
+    r.bet(b, {"main": 1000}, seat=5)
+    r.close()
+    with pytest.raises(errors.CardRefused, match="The next card goes to seat 2, not to the dealer"):
+        services.card_record(round_id=r.id, card="9h", actor=r.studio, target="dealer")
+    dealt = [(o["target"], o["seat"]) for o in r.cards("9h", "5c", "6s", "7d", "5d") + (r.cards("Kc") if hole else [])]
+    assert dealt == [("seat", 2), ("seat", 5), ("dealer", None), ("seat", 2), ("seat", 5)] + (
+        [("dealer", None)] if hole else [])
+    seen = selectors.round_view(round=r.refresh(), viewer=r.studio, staff=True)
+    assert seen["cards"]["seats"] == {"2": ["9h", "7d"], "5": ["5c", "5d"]}
+    assert seen["cards"]["dealer"][0] == "6s"
+    assert (r.round.state, r.round.turn_seat) == (RoundState.DECISIONS, 2)

@@ -11,7 +11,7 @@ from django.utils import timezone
 from rounds import errors, services
 from rounds.models import RoundEvent, RoundState
 from tables.models import Table, TableChange
-from tests.rounds.conftest import cash
+from tests.helpers import cash
 from tests.rounds.test_api import API, post
 
 pytestmark = pytest.mark.django_db
@@ -20,22 +20,23 @@ BOOLEANS = ("dealer_22_push", "double_after_split", "new_shoe_burn", "bet_behind
             "auto_confirm", "golden_chips")
 
 
-def page_post(client, table: Table, state: str):
+def page_post(client, table: Table, state: str, reason: str = "studio lighting failure", **extra):
     table.refresh_from_db()
-    return client.post(reverse("table_state", args=[table.code]), {"state": state,
-                                                                    "version": str(table.config_version)})
+    return client.post(reverse("table_state", args=[table.code]), {
+        "state": state, "version": str(table.config_version), "reason": reason}, **extra)
 
 
-def admin_post(client, table: Table, state: str):
-    """The admin's change form as a browser submits it: every setting as it is, and the new state."""
+def admin_post(client, table: Table, state: str, reason: str = "studio lighting failure", **extra):
+    """The admin's change form as a browser submits it: every setting as it is, the new state and the reason."""
     table.refresh_from_db()
-    data = {"name": table.name, "state": state, "dealing": table.dealing, "decks": str(table.decks),
+    data = {"name": table.name, "state": state, "reason": reason, "dealing": table.dealing, "decks": str(table.decks),
             "charlie_cards": "" if table.charlie_cards is None else str(table.charlie_cards),
             "timeout_rule": table.timeout_rule, "seats": "" if table.seats is None else str(table.seats),
             "betting_seconds": str(table.betting_seconds), "decision_seconds": str(table.decision_seconds),
-            "currencies": json.dumps(list(table.currencies))}
+            "currencies": json.dumps(list(table.currencies)), "disconnect_policy": table.disconnect_policy,
+            "non_live_deadline": str(table.non_live_deadline)}
     data.update({name: "on" for name in BOOLEANS if getattr(table, name)})
-    return client.post(reverse("admin:tables_table_change", args=[table.pk]), data)
+    return client.post(reverse("admin:tables_table_change", args=[table.pk]), data, **extra)
 
 
 def events(round) -> list[str]:

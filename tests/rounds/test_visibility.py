@@ -22,7 +22,7 @@ def seated(play, classic_table, funded):
     r.bet(ben, {"main": 3000}, seat=2)
     r.bet(ann, {"main": 700}, seat=2, behind=True)
     r.close()
-    r.cards("9h", "7d", "5c", "5d", "6s")
+    r.cards("9h", "5c", "6s", "7d", "5d")
     return r, ann, ben
 
 

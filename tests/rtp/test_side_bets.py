@@ -125,3 +125,20 @@ def test_bad_deck_counts_are_refused(decks):
 def test_breakdown_cannot_be_corrupted_through_the_cache():
     side_bet_breakdown("any_pair")["pair"] = Fraction(1)
     assert side_bet_rtp("any_pair", default_paytable("any_pair")) == Fraction(398, 415)
+
+
+def test_side_bet_variance_from_first_principles():
+    from fractions import Fraction
+
+    from rounds.engine.rtp.side_bets import side_bet_variance
+
+    # Insurance, 8 decks: wins 2 with p = 128/415, loses 1 otherwise.
+    p = Fraction(128, 415)
+    mean = 2 * p - (1 - p)
+    expected = 4 * p + (1 - p) - mean * mean
+    assert side_bet_variance("insurance", {"dealer_blackjack": 2}, 8) == expected
+    # Paying 0 to 1 returns the stake on a pair: the result is 0 or -1, a Bernoulli variance q(1 - q).
+    from rounds.engine.rtp.side_bets import side_bet_breakdown
+
+    q = 1 - side_bet_breakdown("any_pair", 8)["lose"]
+    assert side_bet_variance("any_pair", {"suited_pair": 0, "pair": 0}, 8) == q * (1 - q)

@@ -50,6 +50,7 @@ def test_operator_creates_a_table_edits_limits_and_a_paytable_watching_the_live_
     page.get_by_label("Decks").fill("6")
     page.get_by_label("Currencies").fill("EUR, GBP")
     page.screenshot(path=OUTPUT / "tables-1-create.png", full_page=True)
+    page.get_by_label("Reason for this change").fill("New studio opens")
     page.get_by_role("button", name="Create table").click()
 
     expect(page.get_by_role("heading", name=re.compile("Browser Blackjack"))).to_be_visible()
@@ -62,6 +63,7 @@ def test_operator_creates_a_table_edits_limits_and_a_paytable_watching_the_live_
     page.get_by_label("Main bet (EUR) maximum").fill("1000")
     page.get_by_label("Main bet (EUR) chips").fill("2, 10, 50, 100")
     page.screenshot(path=OUTPUT / "tables-2-limits.png", full_page=True)
+    page.get_by_label("Reason for this change").fill("Higher limits for the VIP room")
     page.get_by_role("button", name="Save limits").click()
     expect(page.get_by_text("Limits of LB07 saved.")).to_be_visible()
 
@@ -74,6 +76,7 @@ def test_operator_creates_a_table_edits_limits_and_a_paytable_watching_the_live_
     page.screenshot(path=OUTPUT / "tables-3-paytable-too-high.png", full_page=True)
     page.get_by_label("Perfect pair pays (to 1)").fill("20")
     expect(live).to_have_text(f"{PP_20} %")
+    page.get_by_label("Reason for this change").fill("Perfect Pairs promotion")
     page.get_by_role("button", name="Save paytable").click()
     expect(page.get_by_text(f"Perfect Pairs paytable of LB07 saved: RTP {PP_20} %.")).to_be_visible()
     expect(page.locator('td[data-side-bet="perfect_pairs"]')).to_have_text(f"{PP_20} %")

@@ -2,10 +2,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from casino.untrusted import MAX_AMOUNT_MINOR
 from tables.currencies import CURRENCIES, AmountError, major_to_minor, minor_to_major
 
 
-@given(amount=st.integers(min_value=-(10**15), max_value=10**15), currency=st.sampled_from(sorted(CURRENCIES)))
+@given(amount=st.integers(min_value=-MAX_AMOUNT_MINOR, max_value=MAX_AMOUNT_MINOR),
+       currency=st.sampled_from(sorted(CURRENCIES)))
 def test_amounts_shown_in_major_units_read_back_exactly(amount, currency):
     assert major_to_minor(minor_to_major(amount, currency), currency) == amount
 

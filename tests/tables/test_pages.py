@@ -114,8 +114,9 @@ def test_navigation_shows_tables_to_operators_and_support(client_for, personas):
 
 # --- create and edit --------------------------------------------------------------------------------------
 
-def _form_values(client, url) -> dict:
-    """What a browser would post back from the page's form, unchanged (checkboxes only when checked)."""
+def _form_values(client, url, *, reason: str = "Test: the operator's reason") -> dict:
+    """What a browser would post back from the page's form, unchanged (checkboxes only when checked), with the
+    reason for the change typed in."""
     body = client.get(url).content.decode()
     form = body[body.index('<form method="post"'):]
     form = form[:form.index("</form>")]
@@ -136,6 +137,8 @@ def _form_values(client, url) -> dict:
             continue
         value = re.search(r'value="([^"]*)"', tag)
         values[name.group(1)] = value.group(1) if value else ""
+    if "reason" in values:
+        values["reason"] = reason
     return values
 
 
@@ -289,7 +292,7 @@ def test_state_buttons_open_pause_and_close(client_for, operator, table):
     url = reverse("table_state", args=["FB01"])
     assert client.post(url, {"state": "open", "version": "1"}).status_code == 302
     assert Table.objects.get().state == "open"
-    client.post(url, {"state": "paused", "version": "1"})  # stale
+    client.post(url, {"state": "paused", "version": "1", "reason": "camera reset"})  # stale
     assert Table.objects.get().state == "open"
     client.post(url, {"state": "exploded", "version": "2"})
     assert Table.objects.get().state == "open"
@@ -298,7 +301,7 @@ def test_state_buttons_open_pause_and_close(client_for, operator, table):
 
 def test_history_pages_by_version_and_loads_older_entries_as_a_fragment(client_for, operator, table):
     for index in range(30):
-        services.table_update(actor=operator, table=table, betting_seconds=10 + index)
+        services.table_update(actor=operator, reason="test change", table=table, betting_seconds=10 + index)
     client = client_for(operator)
     url = reverse("table_history", args=["FB01"])
     page = client.get(url).content.decode()
@@ -345,7 +348,8 @@ def test_admin_saves_go_through_the_services_and_into_history(client_for, operat
     data = {
         "name": "Renamed in admin", "state": "paused", "dealing": "ace_peek", "decks": "8", "charlie_cards": "6",
         "dealer_22_push": "on", "timeout_rule": "hit_11_or_less", "betting_seconds": "15",
-        "decision_seconds": "10", "currencies": '["EUR"]', "seats": "",
+        "decision_seconds": "10", "currencies": '["EUR"]', "seats": "", "reason": "Renamed for the launch", "disconnect_policy": "void_while_betting",
+        "non_live_deadline": "86400",
     }
     response = client.post(url, data)
     assert response.status_code == 302, response.content.decode()[:3000]
@@ -362,9 +366,9 @@ def test_admin_paytable_over_100_percent_is_refused(client_for, operator, table)
     client = client_for(operator)
     row = TablePaytable.objects.get(table=table, side_bet="any_pair")
     url = reverse("admin:tables_tablepaytable_change", args=[row.pk])
-    response = client.post(url, {"offered": "on", "paytable": '{"suited_pair": 30, "pair": 12}'})
+    response = client.post(url, {"offered": "on", "paytable": '{"suited_pair": 30, "pair": 12}', "reason": "x"})
     assert response.status_code == 200 and "a paytable must return less than 100 %" in response.content.decode()
-    response = client.post(url, {"paytable": '{"suited_pair": 20, "pair": 8}'})
+    response = client.post(url, {"paytable": '{"suited_pair": 20, "pair": 8}', "reason": "promotion"})
     assert response.status_code == 302
     row.refresh_from_db()
     assert (row.paytable, row.offered) == ({"suited_pair": 20, "pair": 8}, False)
@@ -393,6 +397,8 @@ def test_admin_creates_a_table_through_the_service(client_for, operator):
         "code": "AD01", "name": "Admin made", "profile": "classic", "state": "closed", "dealing": "eu",
         "decks": "8", "charlie_cards": "10", "double_after_split": "on", "timeout_rule": "stand", "seats": "7",
         "bet_behind": "on", "betting_seconds": "15", "decision_seconds": "10", "currencies": '["EUR"]',
+        "reason": "New studio table",
+        "disconnect_policy": "non_live", "non_live_deadline": "86400",
     }
     bad = client.post(reverse("admin:tables_table_add"), data | {"dealing": "ace_peek"})
     assert bad.status_code == 200 and "A classic table deals eu" in bad.content.decode()

@@ -59,7 +59,7 @@ def test_rtp_command_follows_the_table_paytable_and_decks(operator):
     from tables import services
 
     table = TableFactory(code="RT02", profile="classic", decks=6)
-    services.paytable_set(actor=operator, table=table, side_bet="perfect_pairs",
+    services.paytable_set(actor=operator, reason="test change", table=table, side_bet="perfect_pairs",
                           paytable={"perfect": 25, "coloured": 10, "mixed": 5})
     output = _rtp_output("RT02")
     assert "Side bets (exact, 6 decks)" in output
@@ -71,3 +71,15 @@ def test_rtp_command_follows_the_table_paytable_and_decks(operator):
 def test_rtp_command_refuses_an_unknown_table():
     with pytest.raises(CommandError, match="No table with code 'NOPE'"):
         _rtp_output("NOPE")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("profile", "exact"), [("free_bet", "98.4467"), ("classic", "99.4838")])
+def test_table_page_shows_the_exact_first_hand_figure_as_theoretical(client_for, operator, profile, exact):
+    from django.urls import reverse
+
+    TableFactory(code="RT02", profile=profile)
+    page = client_for(operator).get(reverse("table_detail", args=["RT02"])).content.decode()
+    assert re.search(rf'data-rtp="main-exact">{exact} %', page), page
+    assert "Theoretical RTP: first hand of a fresh 8-deck shoe" in page
+    assert "Cross-check: infinite deck" in page

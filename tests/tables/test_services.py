@@ -31,7 +31,7 @@ def _counts():
 )
 def test_create_preloads_the_profile_defaults_paytables_and_limits(operator, profile, side_bets, seats, charlie,
                                                                     dealing):
-    table = services.table_create(actor=operator, code="AB12", name="Test", profile=profile,
+    table = services.table_create(actor=operator, reason="test change", code="AB12", name="Test", profile=profile,
                                   currencies=["EUR", "GBP"])
     assert (table.seats, table.charlie_cards, table.dealing, table.config_version) == (seats, charlie, dealing, 1)
     offered = [row.side_bet for row in selectors.table_paytables(table=table, offered_only=True)]
@@ -112,12 +112,12 @@ def test_a_code_is_used_once(roles):
 def test_people_without_configure_tables_cannot_write(support, player):
     for actor in (support, player):
         with pytest.raises(PermissionDenied, match="configure tables"):
-            services.table_create(actor=actor, code="FB01", name="x", profile="free_bet", currencies=["EUR"])
+            services.table_create(actor=actor, reason="test change", code="FB01", name="x", profile="free_bet", currencies=["EUR"])
     table = TableFactory()
     with pytest.raises(PermissionDenied):
-        services.table_update(actor=support, table=table, decks=6)
+        services.table_update(actor=support, reason="test change", table=table, decks=6)
     with pytest.raises(PermissionDenied):
-        services.paytable_set(actor=player, table=table, side_bet="hot3", paytable=DEFAULT_PAYTABLES["hot3"])
+        services.paytable_set(actor=player, reason="test change", table=table, side_bet="hot3", paytable=DEFAULT_PAYTABLES["hot3"])
     assert Table.objects.get().config_version == 1
 
 
@@ -125,7 +125,7 @@ def test_people_without_configure_tables_cannot_write(support, player):
 
 def test_update_bumps_the_version_and_records_who_what_before_and_after(operator):
     table = TableFactory(profile="classic")
-    updated = services.table_update(actor=operator, table=table, decks=6, charlie_cards=None)
+    updated = services.table_update(actor=operator, reason="test change", table=table, decks=6, charlie_cards=None)
     assert (updated.decks, updated.charlie_cards, updated.config_version) == (6, None, 2)
     change = TableChange.objects.get(table=table, version=2)
     assert change.actor == operator
@@ -136,16 +136,16 @@ def test_update_bumps_the_version_and_records_who_what_before_and_after(operator
 
 def test_an_update_that_changes_nothing_is_not_a_change(operator):
     table = TableFactory()
-    same = services.table_update(actor=operator, table=table, decks=8, name=table.name)
+    same = services.table_update(actor=operator, reason="test change", table=table, decks=8, name=table.name)
     assert same.config_version == 1
     assert TableChange.objects.filter(table=table).count() == 1
 
 
 def test_a_stale_form_is_refused_and_writes_nothing(operator):
     table = TableFactory()
-    services.table_update(actor=operator, table=table, decks=6, expected_version=1)
+    services.table_update(actor=operator, reason="test change", table=table, decks=6, expected_version=1)
     with pytest.raises(TableConflictError, match="changed by someone else"):
-        services.table_update(actor=operator, table=table, decks=4, expected_version=1)
+        services.table_update(actor=operator, reason="test change", table=table, decks=4, expected_version=1)
     table.refresh_from_db()
     assert (table.decks, table.config_version) == (6, 2)
 
@@ -153,7 +153,7 @@ def test_a_stale_form_is_refused_and_writes_nothing(operator):
 def test_new_side_bets_bet_behind_and_currencies_get_default_limits_and_removed_ones_lose_them(operator):
     table = TableFactory(profile="free_bet_seated", bet_behind=False)
     assert selectors.bet_limit_get(table=table, bet_type="bet_behind", currency="EUR") is None
-    table = services.table_update(actor=operator, table=table, bet_behind=True, currencies=["EUR", "USD"],
+    table = services.table_update(actor=operator, reason="test change", table=table, bet_behind=True, currencies=["EUR", "USD"],
                                   side_bets=["perfect_pairs", "hot3"])
     kinds = {(limit.bet_type, limit.currency) for limit in selectors.table_bet_limits(table=table)}
     assert kinds == {(bet, cur) for bet in ("main", "perfect_pairs", "hot3", "bet_behind", "tip")
@@ -167,12 +167,12 @@ def test_decks_cannot_change_to_a_count_where_an_offered_paytable_pays_100_perce
     table = TableFactory(profile="free_bet")
     # Three cards totalling 21 are likelier with fewer decks: paying only 21 (9 to 1, other lines push) returns
     # 98.90 % with 8 decks, 99.94 % with 2 and 101.38 % with 1.
-    services.paytable_set(actor=operator, table=table, side_bet="hot3",
+    services.paytable_set(actor=operator, reason="test change", table=table, side_bet="hot3",
                           paytable={"777": 0, "suited_21": 0, "21": 9, "20": 0, "19": 0})
     with pytest.raises(TableConfigError, match=r"Hot 3 paytable returns 101\.3756 % to players with 1 deck;"):
-        services.table_update(actor=operator, table=table, decks=1)
+        services.table_update(actor=operator, reason="test change", table=table, decks=1)
     assert Table.objects.get(pk=table.pk).decks == 8
-    assert services.table_update(actor=operator, table=table, decks=2).decks == 2
+    assert services.table_update(actor=operator, reason="test change", table=table, decks=2).decks == 2
 
 
 def test_state_changes_are_versioned_too(operator):
@@ -189,7 +189,7 @@ def test_code_profile_and_state_are_not_changed_by_table_update(operator):
     table = TableFactory()
     for field, value in (("code", "NEW1"), ("profile", "classic"), ("state", "open")):
         with pytest.raises(TableConfigError, match=f"table's {field} cannot be changed"):
-            services.table_update(actor=operator, table=table, **{field: value})
+            services.table_update(actor=operator, reason="test change", table=table, **{field: value})
 
 
 # --- limits -----------------------------------------------------------------------------------------------
@@ -201,7 +201,7 @@ def _limit(**overrides):
 
 def test_limits_are_set_versioned_and_recorded(operator):
     table = TableFactory()
-    table = services.bet_limits_set(actor=operator, table=table, limits=[_limit(chips=[5000, 200, 1000])])
+    table = services.bet_limits_set(actor=operator, reason="test change", table=table, limits=[_limit(chips=[5000, 200, 1000])])
     main = selectors.bet_limit_get(table=table, bet_type="main", currency="EUR")
     assert (main.min, main.max, main.chips, table.config_version) == (200, 100_000, [200, 1000, 5000], 2)
     change = TableChange.objects.get(table=table, version=2)
@@ -229,13 +229,13 @@ def test_bad_limits_are_refused_and_nothing_changes(operator, limit, message):
     table = TableFactory()
     before = services.table_document(table)
     with pytest.raises(TableConfigError, match=message):
-        services.bet_limits_set(actor=operator, table=table, limits=[limit])
+        services.bet_limits_set(actor=operator, reason="test change", table=table, limits=[limit])
     assert services.table_document(Table.objects.get(pk=table.pk)) == before
 
 
 def test_side_bet_amounts_may_be_odd(operator):
     table = TableFactory()
-    services.bet_limits_set(actor=operator, table=table,
+    services.bet_limits_set(actor=operator, reason="test change", table=table,
                             limits=[_limit(bet_type="hot3", min=101, max=999, chips=[101, 555])])
     assert selectors.bet_limit_get(table=table, bet_type="hot3", currency="EUR").chips == [101, 555]
 
@@ -245,7 +245,7 @@ def test_side_bet_amounts_may_be_odd(operator):
 def test_a_paytable_returning_more_than_100_percent_is_refused_naming_its_rtp(operator):
     table = TableFactory(profile="classic")
     with pytest.raises(TableConfigError, match=r"returns 104\.3373 % to players with 8 decks") as refused:
-        services.paytable_set(actor=operator, table=table, side_bet="perfect_pairs",
+        services.paytable_set(actor=operator, reason="test change", table=table, side_bet="perfect_pairs",
                               paytable={"perfect": 30, "coloured": 12, "mixed": 6})
     assert refused.value.code == "rtp_too_high"
     assert TablePaytable.objects.get(table=table, side_bet="perfect_pairs").paytable == {
@@ -255,7 +255,7 @@ def test_a_paytable_returning_more_than_100_percent_is_refused_naming_its_rtp(op
 
 def test_a_paytable_change_is_versioned_and_recorded(operator):
     table = TableFactory()
-    row = services.paytable_set(actor=operator, table=table, side_bet="any_pair",
+    row = services.paytable_set(actor=operator, reason="test change", table=table, side_bet="any_pair",
                                 paytable={"suited_pair": 20, "pair": 8})
     assert row.paytable == {"suited_pair": 20, "pair": 8}
     change = TableChange.objects.get(table=table, version=2)
@@ -275,7 +275,7 @@ def test_a_paytable_change_is_versioned_and_recorded(operator):
 def test_malformed_paytables_are_refused(operator, paytable, message):
     table = TableFactory()
     with pytest.raises(TableConfigError, match=message):
-        services.paytable_set(actor=operator, table=table, side_bet="any_pair", paytable=paytable)
+        services.paytable_set(actor=operator, reason="test change", table=table, side_bet="any_pair", paytable=paytable)
     assert TableChange.objects.filter(table=table).count() == 1
 
 
@@ -319,9 +319,9 @@ def test_snapshot_is_json_and_keeps_describing_the_version_a_round_opened_with(o
     table = TableFactory(profile="free_bet", currencies=["EUR"])
     opened = services.table_config_snapshot(table)
     stored = json.loads(json.dumps(opened))  # what a round stores
-    services.table_update(actor=operator, table=table, decks=6, side_bets=["hot3"])
-    services.bet_limits_set(actor=operator, table=table, limits=[_limit(min=1000, chips=[1000])])
-    services.paytable_set(actor=operator, table=table, side_bet="hot3",
+    services.table_update(actor=operator, reason="test change", table=table, decks=6, side_bets=["hot3"])
+    services.bet_limits_set(actor=operator, reason="test change", table=table, limits=[_limit(min=1000, chips=[1000])])
+    services.paytable_set(actor=operator, reason="test change", table=table, side_bet="hot3",
                           paytable={"777": 90, "suited_21": 20, "21": 4, "20": 2, "19": 1})
     now = services.table_config_snapshot(table)
 

@@ -33,7 +33,7 @@ def test_the_simulation_runs_in_the_real_worker_and_its_result_is_stored(celery_
 def test_a_run_is_reproducible_from_its_seed_and_a_finished_run_is_never_rerun(celery_worker, operator):
     table = TableFactory(code="SIM2", profile="free_bet")
     first = services.rtp_run_start(actor=operator, table=table, hands=HANDS, seed=42)
-    services.table_update(actor=operator, table=table, decks=6)
+    services.table_update(actor=operator, reason="test change", table=table, decks=6)
     second = services.rtp_run_start(actor=operator, table=table, hands=HANDS, seed=42)
     third = services.rtp_run_start(actor=operator, table=table, hands=HANDS, seed=42)
     finished = wait_for(

@@ -2,6 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from casino.untrusted import MAX_AMOUNT_MINOR
 from wallet.currencies import CURRENCIES, currency_get, money_format, money_parse
 from wallet.errors import InvalidAmount, UnknownCurrency
 
@@ -14,9 +15,15 @@ def test_money_format_uses_the_currencys_exponent(amount, currency, text):
     assert money_format(amount, currency) == text
 
 
-@given(amount=st.integers(min_value=-(10**15), max_value=10**15), currency=st.sampled_from(sorted(CURRENCIES)))
+@given(amount=st.integers(min_value=-MAX_AMOUNT_MINOR, max_value=MAX_AMOUNT_MINOR),
+       currency=st.sampled_from(sorted(CURRENCIES)))
 def test_formatting_then_parsing_gives_back_the_same_minor_units(amount, currency):
     assert money_parse(money_format(amount, currency, with_code=False), currency) == amount
+
+
+def test_an_amount_beyond_the_systems_maximum_is_refused():
+    with pytest.raises(InvalidAmount, match="more than any amount"):
+        money_parse(money_format(MAX_AMOUNT_MINOR + 1, "EUR", with_code=False), "EUR")
 
 
 @pytest.mark.parametrize(("text", "currency"), [("1.005", "EUR"), ("1.5", "JPY"), ("abc", "EUR"), ("NaN", "EUR"),

@@ -32,7 +32,6 @@ from .infinite_deck import (
 from .rules_config import RtpRules, rtp_rules_from_engine
 
 STAND, HIT, DOUBLE, FREE_DOUBLE, SPLIT, FREE_SPLIT = "S", "H", "D", "FD", "P", "FP"
-BLACKJACK_PAYS = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +194,7 @@ class UpCardSolver:
                     continue
                 weight = CARD_PROBABILITY[first] * CARD_PROBABILITY[second]
                 hands_ev += weight * max(self.initial_options(first, second).values())
-        blackjack_ev = p_player_blackjack * (1.0 - p_dealer_blackjack) * BLACKJACK_PAYS
+        blackjack_ev = p_player_blackjack * (1.0 - p_dealer_blackjack) * self.rules.blackjack_pays
         if self.peeked:
             # hands_ev was computed knowing there is no dealer blackjack; a peeked one costs one unit.
             non_blackjack = 1.0 - p_player_blackjack

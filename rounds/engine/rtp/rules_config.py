@@ -42,6 +42,8 @@ class RtpRules:
     # The dealer's second card is dealt before the action (a hole card) or after it (EU).
     hole_card: bool
     decks: int = 8
+    # What a blackjack pays to 1: 1.5 (3:2) on every profile; 1.2 (6:5) is an analysis-only setting.
+    blackjack_pays: float = 1.5
 
 
 def rtp_rules_from_engine(rules: Rules | RtpRules) -> RtpRules:

@@ -158,3 +158,13 @@ def side_bet_rtp(bet: str, paytable: Mapping[str, int], decks: int = 8) -> Fract
 def default_paytable(bet: str) -> dict[str, int]:
     _check_bet(bet)
     return dict(INSURANCE_PAYTABLE if bet == INSURANCE else DEFAULT_PAYTABLES[bet])
+
+
+def side_bet_variance(bet: str, paytable: Mapping[str, int], decks: int = 8) -> Fraction:
+    """Exact variance of one unit's net result (``pays`` on a winning line, -1 on a loss), per bet."""
+    mean = side_bet_rtp(bet, paytable, decks) - 1
+    breakdown = side_bet_breakdown(bet, decks)
+    second = sum(
+        (p * (paytable[line] ** 2 if line != LOSE else 1) for line, p in breakdown.items()), Fraction(0)
+    )
+    return second - mean * mean

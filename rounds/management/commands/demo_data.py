@@ -77,7 +77,7 @@ class Command(BaseCommand):
             for code, name, profile, features in DEMO_TABLES:
                 if not Table.objects.filter(code=code).exists():
                     table_create(actor=staff["operator"], code=code, name=name, profile=profile,
-                                 currencies=["EUR", "USD"], state="open", **features)
+                                 currencies=["EUR", "USD"], state="open", reason="Demo data", **features)
         codes = [code for code, _name, _profile, _features in DEMO_TABLES]
         names = DEMO_NAMES[:options["players"]]
         settled = Round.objects.filter(table__code__in=codes, state=RoundState.SETTLED).count()

@@ -1,0 +1,81 @@
+"""The template filters and tags that format what pages show: money, percentages, playing cards, audit payloads.
+Every page loads these (`{% load casino_format %}`), so an amount, a rate or a card reads the same on every page."""
+
+from django import template
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from casino.money import currency_get, format_minor
+
+register = template.Library()
+
+
+@register.filter
+def money(amount, currency: str) -> str:
+    """{{ amount|money:currency }} -> "1,212.50 EUR"; empty for a missing amount."""
+    if amount is None or amount == "":
+        return ""
+    currency_get(currency)
+    return format_minor(int(amount), currency)
+
+
+@register.filter
+def signed_money(amount, currency: str) -> str:
+    """+12.50 EUR / -3.00 EUR / 0.00 EUR; empty for a missing amount."""
+    if amount is None or amount == "":
+        return ""
+    amount = int(amount)
+    return ("+" if amount > 0 else "") + money(amount, currency)
+
+
+@register.filter
+def major(amount, currency: str) -> str:
+    """Minor units as the plain major-unit text an operator types: 250000|major:"EUR" -> 2500.00."""
+    return format_minor(int(amount), currency, with_code=False, grouping=False)
+
+
+@register.filter
+def chips(amounts: list[int], currency: str) -> str:
+    return ", ".join(major(amount, currency) for amount in amounts)
+
+
+@register.filter
+def percent(value, places: int = 2) -> str:
+    """A fraction as a percentage: 0.98452|percent -> "98.45 %"; a dash when there is none yet."""
+    if value is None:
+        return "–"
+    return f"{float(value) * 100:.{int(places)}f} %"
+
+
+RANK_NAMES = {"A": "Ace", "T": "10", "J": "Jack", "Q": "Queen", "K": "King"}
+RANK_FACES = {"T": "10"}
+SUITS = {"s": ("♠", "spades"), "h": ("♥", "hearts"), "d": ("♦", "diamonds"), "c": ("♣", "clubs")}
+
+
+@register.simple_tag
+def card(text: str, hidden: bool = False):
+    """<span class="pcard red" role="img" aria-label="Queen of hearts">Q♥</span>; "??" is a face-down card."""
+    text = str(text)
+    if hidden or text == "??" or len(text) != 2 or text[1] not in SUITS:
+        return mark_safe('<span class="pcard back" role="img" aria-label="face-down card"></span>')
+    rank, suit = text[0], text[1]
+    symbol, suit_name = SUITS[suit]
+    return format_html(
+        '<span class="pcard {}" role="img" aria-label="{} of {}"><span class="rank" aria-hidden="true">{}</span>'
+        '<span class="suit" aria-hidden="true">{}</span></span>',
+        "red" if suit in "hd" else "black", RANK_NAMES.get(rank, rank), suit_name, RANK_FACES.get(rank, rank),
+        symbol,
+    )
+
+
+@register.filter
+def get(mapping, key):
+    return mapping.get(key) if hasattr(mapping, "get") else None
+
+
+@register.filter
+def payload_text(payload) -> str:
+    """An audit payload as compact JSON (the template folds long ones away)."""
+    import json
+
+    return json.dumps(payload, sort_keys=True, separators=(", ", ": "), default=str)

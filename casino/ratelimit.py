@@ -1,0 +1,122 @@
+"""Request rate limits: sign-in attempts per user name and per address, bets per player and per address.
+
+Each key counts requests in a fixed window that starts with its first request. With Redis (REDIS_URL, as in
+production) every key of one request is counted in a single pipelined round trip (INCR, EXPIRE NX, TTL), so
+the bet path pays one cache call and no SQL; without Redis (`make run`'s file cache) Django's cache add + incr
+do the same, less exactly. Limits are settings ("count/seconds"). A refused request is a 429 with Retry-After.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.cache.backends.redis import RedisCache
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from rest_framework.throttling import BaseThrottle
+
+from casino.client_address import client_address as address_of
+
+PREFIX = "ratelimit"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    retry_after: int  # seconds until the fullest window ends; 0 when allowed
+
+
+def client_address(request) -> str:
+    """The caller's address as every door reads it (casino.client_address), for a rate-limit key."""
+    return (address_of(request.META) or "")[:64]
+
+
+def window_key(key: str, seconds: int) -> str:
+    return f"{PREFIX}:{key}:{seconds}"
+
+
+def _count_redis(keys: list[tuple[str, int]]) -> list[tuple[int, int]]:
+    client = cache._cache.get_client(keys[0][0], write=True)
+    pipe = client.pipeline(transaction=False)
+    for key, seconds in keys:
+        pipe.incr(key)
+        pipe.expire(key, seconds, nx=True)
+        pipe.ttl(key)
+    replies = pipe.execute()
+    return [(replies[3 * i], max(replies[3 * i + 2], 1)) for i in range(len(keys))]
+
+
+def _count_cache(keys: list[tuple[str, int]]) -> list[tuple[int, int]]:
+    counts = []
+    for key, seconds in keys:
+        cache.add(key, 0, seconds)
+        try:
+            counts.append((cache.incr(key), seconds))
+        except ValueError:  # expired between add and incr: this request starts a new window
+            cache.set(key, 1, seconds)
+            counts.append((1, seconds))
+    return counts
+
+
+def hits_count(*, limits: list[tuple[str, tuple[int, int]]]) -> Verdict:
+    """Count one request against each (key, (count, seconds)); refused when any key is over its count."""
+    keys = [(window_key(key, seconds), seconds) for key, (_count, seconds) in limits]
+    if isinstance(cache, RedisCache):
+        full_keys = [(cache.make_and_validate_key(key), seconds) for key, seconds in keys]
+        counted = _count_redis(full_keys)
+    else:
+        counted = _count_cache(keys)
+    over = [ttl for (hits, ttl), (_key, (count, _s)) in zip(counted, limits, strict=True) if hits > count]
+    return Verdict(allowed=not over, retry_after=max(over, default=0))
+
+
+def _hashed(text: str) -> str:
+    return hashlib.sha256(text.strip().lower().encode("utf-8", "replace")).hexdigest()[:32]
+
+
+# --- bets (DRF) -------------------------------------------------------------------------------------------
+
+class BetRateThrottle(BaseThrottle):
+    """Bets per player and per address; DRF answers a refusal with 429 and Retry-After."""
+
+    def allow_request(self, request, view) -> bool:
+        self.verdict = hits_count(limits=[
+            (f"bets:user:{request.user.pk}", settings.RATE_LIMIT_BETS_PER_USER),
+            (f"bets:address:{client_address(request)}", settings.RATE_LIMIT_BETS_PER_ADDRESS),
+        ])
+        return self.verdict.allowed
+
+    def wait(self) -> int:
+        return self.verdict.retry_after
+
+
+# --- sign-in (a middleware, so it holds whatever view the login URL is given) ---------------------------------
+
+def _too_many(request, retry_after: int):
+    message = (f"Too many sign-in attempts for this user name or from this address. Try again in {retry_after} "
+               f"second{'s' if retry_after != 1 else ''}.")
+    if "text/html" in request.headers.get("Accept", ""):
+        response = render(request, "errors/429.html", {"message": message}, status=429)
+    else:
+        response = JsonResponse({"code": "rate_limited", "message": message}, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+class LoginRateLimitMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method == "POST" and request.path_info == reverse("login"):
+            verdict = hits_count(limits=[
+                (f"login:user:{_hashed(request.POST.get('username', ''))}", settings.RATE_LIMIT_LOGIN_PER_USERNAME),
+                (f"login:address:{client_address(request)}", settings.RATE_LIMIT_LOGIN_PER_ADDRESS),
+            ])
+            if not verdict.allowed:
+                return _too_many(request, verdict.retry_after)
+        return self.get_response(request)

@@ -1,0 +1,141 @@
+"""A player's game history: every round they held a spot in (a voided spot too), newest first, with what they
+staked, got back and won or lost. The player's pages, their CSV, the staff's player page and the game client's
+API all read it here, so they tell the same result.
+
+A round's result is the settled net of the player's spots, "voided" with the stakes refunded, or "in play".
+Everything reads by keyset on the round id through the index rounds_spot_player_round, never by offset.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from rounds.models import Round, RoundBet, RoundState, Spot
+
+GAME_HISTORY_PAGE = 20
+GAME_HISTORY_MAX_PAGE = 100
+
+BET_LABELS = {
+    "main": "Main", "golden_chip": "Golden Chip", "bet_behind": "Bet Behind", "any_pair": "Any Pair",
+    "21+3": "21+3", "hot3": "Hot 3", "perfect_pairs": "Perfect Pairs", "insurance": "Insurance",
+    "double": "Double", "split": "Split",
+}
+
+
+@dataclass(frozen=True)
+class GameRow:
+    round: Round
+    bets: list[tuple[str, str, int]]  # (label, currency, total stake) per bet type
+    staked: dict[str, int]  # currency -> total stake
+    returned: dict[str, int]  # currency -> cash returned so far
+    net: dict[str, int] | None  # currency -> settled net, once settled
+    spot_nets: dict[str, int] | None  # spot label -> settled net, once settled (the same money, by spot)
+    result: str
+
+    def __getattr__(self, name: str) -> Any:
+        # The API's serializers read the round's own fields (game_number, state...) straight from the row.
+        if name == "round":
+            raise AttributeError(name)
+        return getattr(self.round, name)
+
+
+@dataclass(frozen=True)
+class GameHistoryPage:
+    rows: list[GameRow]
+    next_before: int | None
+
+
+def game_rows(*, player, rounds: list[Round]) -> list[GameRow]:
+    """The history rows of these rounds for this player: one query for their bets, one for voided spots."""
+    ids = [r.pk for r in rounds]
+    bets: dict[int, dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
+    staked: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    returned: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for round_id, kind, currency, amount, cash in (
+        RoundBet.objects.filter(round_id__in=ids, spot__player=player)
+        .values_list("round_id", "kind", "currency", "amount", "wallet_bet__resolution__cash_return")
+    ):
+        bets[round_id][(BET_LABELS.get(kind, kind), currency)] += amount
+        staked[round_id][currency] += amount
+        returned[round_id][currency] += cash or 0
+    voided_spots = set(Spot.objects.filter(round_id__in=ids, player=player, voided_at__isnull=False)
+                       .values_list("round_id", flat=True))
+    rows = []
+    for r in rounds:
+        net = spot_nets = None
+        if r.state == RoundState.SETTLED and r.settlement:
+            spot_nets = {label: data["net"] for label, data in r.settlement["spots"].items()
+                         if data["player"] == player.pk}
+            by_currency: dict[str, int] = defaultdict(int)
+            for label, data in r.settlement["spots"].items():
+                if label in spot_nets:
+                    by_currency[data["currency"]] += data["net"]
+            net = dict(by_currency)
+        if r.state == RoundState.VOIDED:
+            result = "voided, stakes refunded" if r.refunds_done_at else "voided, refund pending"
+        elif net is not None:
+            total = sum(net.values())
+            result = "won" if total > 0 else "lost" if total < 0 else "even"
+            if not net:
+                result = "spot voided" if r.pk in voided_spots else "no bet"
+        else:
+            result = "spot voided" if r.pk in voided_spots and not staked[r.pk] else "in play"
+        rows.append(GameRow(
+            round=r, bets=[(label, currency, amount) for (label, currency), amount in bets[r.pk].items()],
+            staked=dict(staked[r.pk]), returned=dict(returned[r.pk]), net=net, spot_nets=spot_nets, result=result,
+        ))
+    return rows
+
+
+def player_rounds_query(*, player):
+    """The player's rounds as a queryset, for the API's cursor pagination."""
+    return Round.objects.filter(pk__in=Spot.objects.filter(player=player).values("round_id")).select_related("table")
+
+
+def player_game_history(*, player, before: int | None = None, limit: int = GAME_HISTORY_PAGE) -> GameHistoryPage:
+    """Every round the player held a spot in, newest first, by keyset on the round id: the round ids come
+    from the index rounds_spot_player_round alone, then one query loads those rounds and one their bets."""
+    limit = max(1, min(int(limit), GAME_HISTORY_MAX_PAGE))
+    spots = Spot.objects.filter(player=player)
+    if before is not None:
+        spots = spots.filter(round_id__lt=before)
+    ids = list(spots.order_by("-round_id").values_list("round_id", flat=True).distinct()[: limit + 1])
+    shown = ids[:limit]
+    rounds = sorted(Round.objects.filter(pk__in=shown).select_related("table"), key=lambda r: -r.pk)
+    return GameHistoryPage(rows=game_rows(player=player, rounds=rounds),
+                           next_before=shown[-1] if len(ids) > limit else None)
+
+
+def player_game_history_iter(*, player, chunk: int = 500) -> Iterator[GameRow]:
+    """The whole game history, newest first, one keyset page at a time (for the streamed CSV)."""
+    before = None
+    while True:
+        page = player_game_history(player=player, before=before, limit=min(chunk, GAME_HISTORY_MAX_PAGE))
+        yield from page.rows
+        if page.next_before is None:
+            return
+        before = page.next_before
+
+
+def game_history_cursor_for_day(*, day: date) -> int | None:
+    """The keyset cursor that starts a history at the end of `day` (UTC): the first round opened after it."""
+    after = datetime.combine(day + timedelta(days=1), time.min, tzinfo=UTC)
+    return Round.objects.filter(opened_at__gte=after).order_by("opened_at", "id").values_list("id", flat=True).first()
+
+
+def player_round(*, player, game_number: str) -> Round | None:
+    """The round with this game number if the player held a spot in it; None otherwise (no hint that it exists)."""
+    if not isinstance(game_number, str) or len(game_number) > 40:
+        return None
+    round = Round.objects.select_related("table", "shoe").filter(game_number=game_number).first()
+    if round is None or not Spot.objects.filter(round=round, player=player).exists():
+        return None
+    return round
+
+
+def player_seats(*, player, round: Round) -> set[int]:
+    return set(Spot.objects.filter(round=round, player=player, seat__isnull=False).values_list("seat", flat=True))

@@ -1,0 +1,188 @@
+"""A round as its pages show it, to staff and to the player who played it: the cards as dealt, and each spot with
+its bets (and their wallet outcome), decisions and the hands the engine makes of them. The support desk's round
+page, its player page and the player's own game page read it here."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from rounds.engine.errors import EngineError
+from rounds.engine.hands import hand_value
+from rounds.game_history import BET_LABELS
+from rounds.models import CardRecord, CardTarget, Decision, Round, RoundBet, RoundState, Spot
+from rounds.record import position_cards, settle_record, spot_turn
+from rounds.selectors import round_record_load
+
+ROUND_SPOTS_PAGE = 50
+
+OUTCOME_LABELS = {
+    "win": "won", "blackjack": "blackjack", "charlie": "Charlie", "push": "push", "dealer_22": "push on dealer 22",
+    "lose": "lost", "bust": "bust", "dealer_blackjack": "lost to dealer blackjack", "refund": "refunded",
+}
+
+
+
+@dataclass
+class HandView:
+    cards: list[str]
+    total: int
+    soft: bool
+    outcome: str = ""
+    outcome_label: str = ""
+    net: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SpotView:
+    spot: Spot
+    label: str
+    bets: list[dict[str, Any]]
+    decisions: list[Decision]
+    hands: list[HandView]
+    net: int | None
+    result_label: str
+    staked: int
+    returned: int | None
+
+
+def round_cards(round: Round, *, seats: set[int] | None = None) -> dict[str, Any]:
+    """The cards as dealt: dealer, shared player cards and stream (common draw) or each seat; `seats` narrows
+    the seats shown (a player sees only their own)."""
+    rows = list(CardRecord.objects.filter(round=round).order_by("position").values(
+        "position", "target", "seat", "sequence", "card", "recorded_at"))
+    dealer = [r["card"] for r in rows if r["target"] == CardTarget.DEALER]
+    by_seat: dict[int, list[str]] = defaultdict(list)
+    for r in rows:
+        if r["target"] == CardTarget.SEAT and (seats is None or r["seat"] in seats):
+            by_seat[r["seat"]].append(r["card"])
+    shown_rows = [r for r in rows if r["target"] != CardTarget.SEAT or seats is None or r["seat"] in seats]
+    return {
+        "dealer": dealer,
+        "dealer_total": hand_value_text(dealer),
+        "player": [r["card"] for r in rows if r["target"] == CardTarget.PLAYER],
+        "stream": [r["card"] for r in rows if r["target"] == CardTarget.STREAM],
+        "seats": sorted(by_seat.items()),
+        "order": shown_rows,
+    }
+
+
+def hand_value_text(cards: list[str]) -> str:
+    from rounds.engine.cards import parse_card
+
+    if not cards:
+        return ""
+    try:
+        total, soft = hand_value([parse_card(c) for c in cards])
+    except EngineError:
+        return ""
+    return f"soft {total}" if soft and total <= 21 else str(total)
+
+
+def _hand_view(hand, result=None) -> HandView:
+    cards = [str(c) for c in hand.cards] if result is None else list(result.cards)
+    from rounds.engine.cards import parse_card
+
+    total, soft = hand_value([parse_card(c) for c in cards]) if cards else (0, False)
+    view = HandView(cards=cards, total=total, soft=soft and total <= 21)
+    if result is not None:
+        view.outcome, view.net = result.outcome, result.net
+        view.outcome_label = OUTCOME_LABELS.get(result.outcome, result.outcome)
+        if result.free_stake:
+            view.notes.append("free bet")
+        if result.double_stake:
+            view.notes.append("doubled")
+    else:
+        if getattr(hand, "doubled", False):
+            view.notes.append("doubled")
+        if getattr(hand, "free", 0):
+            view.notes.append("free bet")
+    return view
+
+
+def _spot_views(round: Round, spots: list[Spot]) -> list[SpotView]:
+    """Bets with their wallet outcome, decisions with their times, and the hands the engine makes of them."""
+    if not spots:
+        return []
+    ids = [s.pk for s in spots]
+    bets: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for bet in (RoundBet.objects.filter(spot_id__in=ids).select_related("wallet_bet__resolution")
+                .order_by("id")):
+        resolution = getattr(bet.wallet_bet, "resolution", None)
+        bets[bet.spot_id].append({
+            "id": bet.pk, "kind": bet.kind, "label": BET_LABELS.get(bet.kind, bet.kind), "hand": bet.hand_index,
+            "amount": bet.amount, "currency": bet.currency, "funding": bet.funding, "wallet_bet": bet.wallet_bet_id,
+            "hold_transaction": bet.wallet_bet.hold_transaction_id,
+            "outcome": resolution.get_outcome_display() if resolution else "",
+            "cash_return": resolution.cash_return if resolution else None,
+            "chips_return": resolution.chips_return if resolution else None,
+            "resolution_transaction": resolution.transaction_id if resolution else None,
+        })
+    decisions: dict[int, list[Decision]] = defaultdict(list)
+    for decision in Decision.objects.filter(spot_id__in=ids).select_related("actor").order_by("spot_id", "sequence"):
+        decisions[decision.spot_id].append(decision)
+
+    # The engine's view of these spots: a common draw needs only their own entries; a seat needs the whole
+    # (small) round, because a Bet Behind follows its seat.
+    record = round_record_load(round, spot_ids=ids if round.common_draw else None)
+    results = None
+    if round.state == RoundState.SETTLED:
+        try:
+            results = settle_record(record)
+        except EngineError:
+            results = None
+    settlement = (round.settlement or {}).get("spots", {})
+    views = []
+    for spot in spots:
+        spot_record = next((s for s in record.spots if s.id == spot.pk), None)
+        hands: list[HandView] = []
+        if spot_record is not None and results is not None and spot.pk in results:
+            hands = [_result_hand(hand) for hand in results[spot.pk].hands]
+        elif spot_record is not None and not spot.behind and spot.voided_at is None:
+            first, _stream = position_cards(record, spot.seat)
+            if len(first) == 2 and record.bets_of(spot.pk):
+                try:
+                    hands = [_hand_view(hand) for hand in spot_turn(record, spot_record).hands]
+                except EngineError:
+                    hands = []
+        spot_bets = bets.get(spot.pk, [])
+        settled = settlement.get(spot.label)
+        net = settled["net"] if settled else None
+        returned = None
+        if spot_bets and all(b["cash_return"] is not None for b in spot_bets):
+            returned = sum(b["cash_return"] for b in spot_bets)
+        views.append(SpotView(
+            spot=spot, label=spot.label, bets=spot_bets, decisions=decisions.get(spot.pk, []), hands=hands,
+            net=net, result_label=_result_label(round, spot, net), staked=sum(b["amount"] for b in spot_bets),
+            returned=returned,
+        ))
+    return views
+
+
+def _result_hand(result) -> HandView:
+    return _hand_view(None, result)
+
+
+def _result_label(round: Round, spot: Spot, net: int | None) -> str:
+    if spot.voided_at is not None:
+        return "spot voided, stakes refunded"
+    if round.state == RoundState.VOIDED:
+        return "round voided, stakes refunded" if round.refunds_done_at else "round voided, refund pending"
+    if net is None:
+        return "in play" if round.state != RoundState.SETTLED else "no bet"
+    return "won" if net > 0 else "lost" if net < 0 else "even"
+
+
+def round_spots_page(*, round: Round, after: int | None = None, player=None,
+                     limit: int = ROUND_SPOTS_PAGE) -> tuple[list[SpotView], int | None]:
+    """The round's spots by id (keyset), with their bets, decisions and hands; (views, next `after`)."""
+    spots = Spot.objects.filter(round=round).select_related("player").order_by("id")
+    if player is not None:
+        spots = spots.filter(player=player)
+    if after is not None:
+        spots = spots.filter(id__gt=after)
+    page = list(spots[: limit + 1])
+    shown = page[:limit]
+    return _spot_views(round, shown), (shown[-1].pk if len(page) > limit else None)
