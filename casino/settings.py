@@ -27,6 +27,8 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # Before staticfiles: `runserver` leaves static files to WhiteNoise too, so DEBUG and production serve alike.
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "django_otp",
@@ -52,6 +54,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "casino.request_guard.ControlCharacterMiddleware",
+    # Static files after the headers and the guard, before sessions and sign-in: a stylesheet carries the same
+    # protections as a page and costs no session read and no statement.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -146,13 +151,25 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en"
+# Player pages speak the player's language (English or Swedish; players.language picks it per request); the back
+# office stays in English. Translations are in locale/ (the .mo files are committed: see docs/operations.md).
+LANGUAGES = [("en", "English"), ("sv", "Svenska")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
-USE_I18N = False
+USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
+# Served by WhiteNoise from the web process itself, DEBUG or not. `collectstatic` (scripts/run.sh, the release
+# steps, the tests' session) writes each file under a name carrying its content's hash and a gzip copy beside it;
+# pages link those names, cached for a year, so a release never serves a stale stylesheet. With DEBUG on, pages
+# link the plain names and WhiteNoise finds them in static/ as they are edited.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # --- HTTPS and the browser's protections (docs/security.md). Safe for production by default; DEBUG relaxes them.
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)

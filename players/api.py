@@ -1,12 +1,15 @@
-"""The player's settings for game clients: every device reads and writes the same stored preferences."""
+"""For game clients: the player's settings (every device reads and writes the same stored preferences) and a
+table's help (its rules, paytables, limits and RTPs, in English or Swedish)."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.api_permissions import role_permission
 from casino.api_fields import JsonBooleanField, JsonIntegerField
+from players import help as table_help_text
 from players import selectors, services
 from players.models import VideoQuality
 
@@ -37,3 +40,80 @@ class MySettings(APIView):
         serializer.is_valid(raise_exception=True)
         profile = services.player_settings_update(player=request.user, **serializer.validated_data)
         return Response(SettingsSerializer(profile).data)
+
+
+class HelpSectionSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="game, dealer, decisions, features, timers or rtp")
+    heading = serializers.CharField()
+    paragraphs = serializers.ListField(child=serializers.CharField())
+
+
+class HelpPaytableLineSerializer(serializers.Serializer):
+    line = serializers.CharField(help_text="the paytable's line, as in the table configuration")
+    name = serializers.CharField()
+    pays = serializers.IntegerField(help_text="pays this many to 1")
+    pays_text = serializers.CharField()
+
+
+class HelpPaytableSerializer(serializers.Serializer):
+    bet = serializers.CharField()
+    name = serializers.CharField()
+    rule = serializers.CharField()
+    rtp = serializers.FloatField(help_text="return to player as a ratio (0.9253), exact to float precision")
+    rtp_text = serializers.CharField()
+    lines = HelpPaytableLineSerializer(many=True)
+
+
+class HelpLimitSerializer(serializers.Serializer):
+    bet = serializers.CharField()
+    name = serializers.CharField()
+    currency = serializers.CharField()
+    min = serializers.IntegerField(help_text="minor units")
+    max = serializers.IntegerField(help_text="minor units")
+    min_text = serializers.CharField()
+    max_text = serializers.CharField()
+
+
+class TableHelpSerializer(serializers.Serializer):
+    table = serializers.CharField()
+    name = serializers.CharField()
+    language = serializers.ChoiceField(choices=["en", "sv"])
+    game = serializers.CharField()
+    profile = serializers.CharField()
+    config_version = serializers.IntegerField()
+    rules_since = serializers.DateTimeField()
+    rules_since_text = serializers.CharField()
+    facts = serializers.DictField(help_text="decks, dealing, seats, common_draw, dealer_22_push, "
+                                  "double_after_split, charlie_cards, new_shoe_burn, features, timers "
+                                  "(betting_seconds, decision_seconds, timeout_rule), rtp (main, insurance) and "
+                                  "currencies")
+    sections = HelpSectionSerializer(many=True)
+    paytables = HelpPaytableSerializer(many=True)
+    limits = HelpLimitSerializer(many=True)
+
+
+class TableHelp(APIView):
+    """Any signed-in client: the help a player reads before sitting down."""
+
+    @extend_schema(
+        summary="A table's rules, paytables, limits and RTPs for players, in English or Swedish",
+        parameters=[OpenApiParameter("lang", str, enum=["en", "sv"], required=False,
+                                     description="the language; without it, the Accept-Language header's")],
+        responses=TableHelpSerializer,
+    )
+    def get(self, request, code: str):
+        from tables import selectors as table_selectors
+        from tables.models import Table
+
+        try:
+            table = table_selectors.table_detail(code=code)
+        except Table.DoesNotExist:
+            raise NotFound(f"No table {code[:20]}.") from None
+        try:
+            language = table_help_text.language_of(request)
+        except table_help_text.UnknownLanguage as error:
+            raise ValidationError({"lang": [str(error)]}) from None
+        help = table_help_text.table_help(table=table, language=language)
+        response = Response(TableHelpSerializer(help).data)
+        response.headers["Content-Language"] = language
+        return response

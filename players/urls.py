@@ -9,6 +9,7 @@ urlpatterns = [
     path("settings/", views.player_settings, name="player_settings"),
     path("tables/", views.player_tables, name="player_tables"),
     path("tables/<str:code>/", views.player_table, name="player_table"),
+    path("tables/<str:code>/help/", views.player_table_help, name="player_table_help"),
     path("tables/<str:code>/join/", views.player_table_join, name="player_table_join"),
     path("tables/<str:code>/leave/", views.player_table_leave, name="player_table_leave"),
     path("tables/<str:code>/tip/", views.player_table_tip, name="player_table_tip"),

@@ -3,14 +3,17 @@
 import uuid
 
 from django.contrib import messages
-from django.http import Http404
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors as account_selectors
 from accounts.permissions import permission_required
 from casino.idempotency import IdempotencyConflict
+from players import help as table_help_text
 from players import selectors, services
 from players.errors import PlayerRequestError
 from players.forms import SettingsForm, TipForm
@@ -137,3 +140,25 @@ def player_table_tip(request, code: str):
     else:
         messages.success(request, f"Thank you! You tipped the dealer of {table.code} {amount}.")
     return redirect(reverse("player_table", args=[table.code]))
+
+
+@login_required
+def player_table_help(request, code: str):
+    """The table's rules, paytables, limits and RTPs in the reader's language (any signed-in reader: support
+    reads what the player reads)."""
+    table = _table_or_404(code)
+    try:
+        language = table_help_text.language_of(request)
+    except table_help_text.UnknownLanguage as error:
+        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    help = table_help_text.table_help(table=table, language=language)
+    currencies = {}
+    for limit in help["limits"]:
+        currencies.setdefault(limit["currency"], []).append(limit)
+    with translation.override(language):
+        response = render(request, "players/table_help.html", {
+            "help": help, "table": table, "limits_by_currency": sorted(currencies.items()),
+            "page_language": language,
+        })
+    response.headers["Content-Language"] = language
+    return response

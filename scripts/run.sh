@@ -7,6 +7,8 @@ PY=.venv/bin/python
 mkdir -p var/broker var/broker-control var/celery-results var/cache
 
 $PY manage.py migrate --noinput
+# With DEBUG on WhiteNoise serves static/ as it is; DEBUG=0 pages link the hashed names collectstatic writes.
+if [ "$DEBUG" = 0 ]; then $PY manage.py collectstatic --noinput -v 0; fi
 $PY manage.py demo_data
 
 # -B runs the periodic sweeps (decision timers, stuck settlements) inside this one worker.

@@ -11,6 +11,7 @@ pytest_plugins = [
     "tests.fixtures.browser",
     "tests.fixtures.ledger",
     "tests.fixtures.rounds",
+    "tests.fixtures.static",
 ]
 
 

@@ -137,6 +137,8 @@ PAGES = {
     "player_settings": [("GET", (), "", PLAYERS), ("POST", (), "", expect(player=400, other=400))],
     "player_tables": [("GET", (), "", PLAYERS)],
     "player_table": [("GET", ("table",), "", PLAYERS)],
+    # a table's rules for players: support reads what the player reads
+    "player_table_help": [("GET", ("table",), "", SIGNED_IN), ("GET", ("table",), "?lang=sv", SIGNED_IN)],
     "player_table_join": [("GET", ("table",), "", POST_ONLY), ("POST", ("table",), "", PLAYERS)],
     "player_table_leave": [("GET", ("table",), "", POST_ONLY), ("POST", ("table",), "", PLAYERS)],
     "player_table_tip": [("GET", ("table",), "", POST_ONLY), ("POST", ("table",), "", expect(player=400,
@@ -235,6 +237,7 @@ API = {
     ("GET", "/api/wallet/players/{user_id}/history/"): ("", None, STAFF),
     ("GET", "/api/players/me/settings/"): ("", None, PLAYERS),
     ("PUT", "/api/players/me/settings/"): ("", {}, expect(player=400, other=400)),
+    ("GET", "/api/players/tables/{code}/help/"): ("", None, SIGNED_IN),
     ("GET", "/api/auth/tokens/"): ("", None, PLAYERS),
     ("POST", "/api/auth/tokens/"): ("", {}, expect(player=400, other=400)),
     # pat's own key: pat and support revoke it; to anyone else it does not exist

@@ -6,12 +6,16 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connections
+from django.utils import timezone
 
+from rounds.simulator.clock import simulated_time
 from rounds.simulator.habits import SimPlayer, players_draw
 from rounds.simulator.table import TableSim, parallel
 from rounds.simulator.transport import TRANSPORTS, Refused, ServiceTransport
@@ -67,6 +71,11 @@ class SimulationConfig:
     max_reloads: int = 5
     withdraw_max: int = 1_000_000
     settle_timeout: float = 120.0
+    # A simulated clock (the demo): the set-up happens at played_from and each table's rounds are spread from
+    # there to played_until, every step at a live studio's pace, whatever the run takes in real time. None: wall
+    # time. Needs the services, inline settlement and one table at a time (the clock is the process's).
+    played_from: datetime | None = None
+    played_until: datetime | None = None
 
     def check(self) -> None:
         if self.tables < 1 or self.players < 1 or self.rounds < 0:
@@ -81,6 +90,16 @@ class SimulationConfig:
             raise ValueError("speed must be 0 (as fast as possible) or more")
         if not self.table_codes and (len(self.prefix) > 4 or not self.prefix.isalnum() or not self.prefix.isupper()):
             raise ValueError("prefix must be 1-4 capital letters or digits (table codes are 2-8 of them)")
+        if (self.played_from is None) != (self.played_until is None):
+            raise ValueError("played_from and played_until go together")
+        if self.played_from is not None and self.played_until is not None:
+            # (Not checked against now here: on the simulated clock, now is played_from; simulation_run checks.)
+            if not self.played_from < self.played_until:
+                raise ValueError("played_from must come before played_until")
+            if (self.via, self.settle, self.speed, self.player_threads) != ("services", "inline", 0.0, 1) or (
+                    self.parallel_tables and self.tables > 1):
+                raise ValueError("a simulated clock needs via=services, settle=inline, speed 0, one player thread "
+                                 "and one table at a time")
 
 
 @dataclass
@@ -232,11 +251,12 @@ def simulation_prepare(config: SimulationConfig) -> tuple[ServiceTransport, Any,
 
 
 def table_sims(config: SimulationConfig, *, transport, studio, tables, players, stats: Counter,
-               on_round: Callable[[str], None] | None = None) -> list[TableSim]:
+               on_round: Callable[[str], None] | None = None, traveller=None) -> list[TableSim]:
     lock = threading.Lock()
     return [
         TableSim(index=index, table=table, players=[p for p in players if p.table_index == index], studio=studio,
-                 transport=transport, config=config, stats=stats, lock=lock, on_round=on_round)
+                 transport=transport, config=config, stats=stats, lock=lock, on_round=on_round,
+                 traveller=traveller)
         for index, table in enumerate(tables)
     ]
 
@@ -248,12 +268,22 @@ def simulation_run(config: SimulationConfig, *, progress: Callable[[str], None] 
     `progress` receives a one-line progress bar (starting with a carriage return) at most every
     `progress_every` seconds."""
     started = time.monotonic()
+    config.check()
+    if config.played_until is not None and config.played_until > timezone.now():
+        raise ValueError("played_until must not be after now: a simulated round cannot happen in the future")
+    clock = simulated_time(config.played_from) if config.played_from is not None else nullcontext()
+    with clock as traveller:
+        return _run(config, started=started, traveller=traveller, progress=progress, progress_every=progress_every)
+
+
+def _run(config: SimulationConfig, *, started: float, traveller, progress: Callable[[str], None] | None,
+         progress_every: float) -> SimulationReport:
     transport, studio, tables, players = simulation_prepare(config)
     stats: Counter = Counter()
     stats["deposited"] += sum(p.bankroll for p in players)
     bar = Progress(config.rounds, progress, every=progress_every)
     sims = table_sims(config, transport=transport, studio=studio, tables=tables, players=players, stats=stats,
-                      on_round=bar.tick)
+                      on_round=bar.tick, traveller=traveller)
     shares = [config.rounds // len(sims) + (1 if index < config.rounds % len(sims) else 0)
               for index in range(len(sims))]
     if config.parallel_tables and len(sims) > 1:

@@ -22,6 +22,7 @@ from django.utils import timezone
 from casino.api_errors import DomainError
 from rounds.engine.cards import Shoe
 from rounds.engine.rules import Rules
+from rounds.simulator.clock import TableClock
 from rounds.simulator.habits import SimPlayer, player_action, stake_from_chips
 from rounds.simulator.transport import Refused, RoundRef, ServiceTransport
 
@@ -35,28 +36,6 @@ PACE = {"betting": 8.0, "card": 1.2, "decision": 2.5, "pause": 5.0}
 
 class SimulationStuck(RuntimeError):
     pass
-
-
-class TableClock:
-    """The table's "now" for the services: wall time, except that a timer the simulator runs out at full speed
-    moves it to the timer's deadline; it never goes back, so the audit trail stays in order."""
-
-    def __init__(self):
-        self._last: datetime | None = None
-        self.jumped = timedelta(0)
-
-    def now(self) -> datetime:
-        real = timezone.now()
-        if self._last is None or real > self._last:
-            self._last = real
-        return self._last
-
-    def jump_to(self, moment: datetime) -> datetime:
-        current = self.now()
-        if moment > current:
-            self.jumped += moment - current
-            self._last = moment
-        return self._last
 
 
 @dataclass
@@ -117,7 +96,8 @@ class TableSim:
     """Plays rounds at one table with its players, through a transport, counting what happened in `stats`."""
 
     def __init__(self, *, index: int, table, players: list[SimPlayer], studio, transport: ServiceTransport,
-                 config, stats: Counter, lock: threading.Lock, on_round: Callable[[str], None] | None = None):
+                 config, stats: Counter, lock: threading.Lock, on_round: Callable[[str], None] | None = None,
+                 traveller=None):
         self.index = index
         self.table = table
         self.players = players
@@ -128,7 +108,8 @@ class TableSim:
         self.lock = lock
         self.on_round = on_round
         self.rng = Random(f"{config.seed}:table:{index}")
-        self.clock = TableClock()
+        # Its own generator: the clock's draws never shift the game's (the same seed plays the same games).
+        self.clock = TableClock(traveller, Random(f"{config.seed}:clock:{index}"))
         self.shoe: Shoe | None = None
         self.scripted = {(event.round, event.kind): event for event in config.scripted_events
                          if event.table == index}
@@ -142,11 +123,16 @@ class TableSim:
         self.count(f"refused {where}: {error.code}")
 
     def now(self) -> datetime | None:
-        # The API transport cannot pass a time: the server's clock applies.
-        return self.clock.now() if self.transport.name == "services" else None
+        """The moment of a person's step (a bet, a card, a decision): on a simulated clock a moment after the
+        last step. The API transport cannot pass a time: the server's clock applies."""
+        if self.transport.name != "services":
+            return None
+        return self.clock.act(0.2, 1.0)
 
     def pace(self, what: str, factor: float = 1.0) -> None:
-        if self.config.speed > 0:
+        if self.clock.simulated:
+            self.clock.advance(PACE[what] * factor * self.clock.rng.uniform(0.7, 1.3))
+        elif self.config.speed > 0:
             time.sleep(PACE[what] * factor / self.config.speed)
 
     # --- shoes ------------------------------------------------------------------------------------------------
@@ -180,13 +166,27 @@ class TableSim:
         return planned
 
     def run(self, rounds: int, stop: threading.Event | None = None) -> None:
-        """Play `rounds` rounds, or fewer if `stop` is set (another table failed: the run is over)."""
+        """Play `rounds` rounds, or fewer if `stop` is set (another table failed: the run is over). On a simulated
+        clock the rounds are spread over the config's window (played_from to played_until), one every so often."""
+        slots = self.round_slots(rounds)
         self.abandoned_rounds_void()
         self.shoe_new()
         for number in range(rounds):
             if stop is not None and stop.is_set():
                 return
+            if slots:
+                self.clock.jump_to(slots[number])
             self.play_round(number)
+
+    def round_slots(self, rounds: int) -> list[datetime]:
+        """When each round opens on a simulated clock: evenly over the window, each a little late by chance (a
+        round still being played when its slot comes opens right after it ends). Empty on wall time."""
+        if not self.clock.simulated or not rounds:
+            return []
+        first = self.config.played_from + timedelta(minutes=5)
+        spacing = (self.config.played_until - first) / (rounds + 1)
+        self.clock.restart_at(self.config.played_from + timedelta(seconds=self.clock.rng.uniform(30, 240)))
+        return [first + spacing * number + spacing * self.clock.rng.uniform(0.0, 0.6) for number in range(rounds)]
 
     def abandoned_rounds_void(self) -> None:
         """A round left half-played by an interrupted run cannot go on: the studio voids it (stakes refunded)."""
@@ -255,7 +255,7 @@ class TableSim:
             DEALER: "Malfunction: the dealer's shoe jammed",
         }
         try:
-            services.round_void(round_id=play.ref.id, reason=reasons[phase], now=self.clock.now())
+            services.round_void(round_id=play.ref.id, reason=reasons[phase], now=self.clock.act())
         except DomainError as error:
             self.count(f"refused malfunction void: {error.code}")
             return False
@@ -295,6 +295,7 @@ class TableSim:
         for player in self.players:
             balance = balances.get(player.user.pk, 0)
             if balance < minimum and player.habits.reload and player.deposits < self.config.max_reloads:
+                self.clock.act()
                 try:
                     self.transport.deposit(player=player.user, currency=self.config.currency, amount=player.bankroll)
                     player.deposits += 1
@@ -389,7 +390,13 @@ class TableSim:
         if self.maybe_malfunction(play, BETTING):
             return "voided"
         self.deal_now(play)
-        self.pace("betting")
+        if self.clock.simulated:
+            # The dealer closes betting as the timer runs out (the bets above were placed before it).
+            deadline = self.round_deadline(play)
+            if deadline is not None:
+                self.clock.jump_to(deadline - timedelta(seconds=0.3))
+        else:
+            self.pace("betting")
         try:
             self.transport.betting_close(studio=self.studio, round=play.ref, now=self.now())
         except Refused as error:
@@ -525,9 +532,8 @@ class TableSim:
         """Let the running timer end: wait for it when pacing, else run it out at once (the timer sweep's work,
         with the deadline as its time)."""
         from rounds import services
-        from rounds.models import Round
 
-        deadline = Round.objects.values_list("deadline", flat=True).get(pk=play.ref.id)
+        deadline = self.round_deadline(play)
         if deadline is not None:
             if self.config.speed > 0:
                 time.sleep(max(0.0, (deadline - timezone.now()).total_seconds()) + 0.05)
@@ -535,6 +541,11 @@ class TableSim:
                 self.clock.jump_to(deadline)
         services.round_advance(round_id=play.ref.id, now=self.clock.now())
         self.count("timers run out")
+
+    def round_deadline(self, play: RoundPlay) -> datetime | None:
+        from rounds.models import Round
+
+        return Round.objects.values_list("deadline", flat=True).get(pk=play.ref.id)
 
     def decide(self, play: RoundPlay, player: SimPlayer, seat: int | None = None, offers=None) -> bool:
         """The player answers the decision they are asked for; False leaves it to the timer."""
@@ -697,6 +708,7 @@ class TableSim:
             task.delay(ref.id)
             self.count("settlement tasks delivered twice")
         if self.config.settle == "inline":
+            self.clock.advance(self.clock.rng.uniform(0.5, 2.0))  # the settlement comes after the last card
             if state == "voided":
                 services.round_void_refunds(round_id=ref.id)
             elif state == "settling":
@@ -725,6 +737,7 @@ class TableSim:
         for player in play.present.values():
             if won[player.user.pk] > 0 and player.rng.random() < player.habits.tips:
                 amount = player.rng.choice((100, 200, 500))
+                self.clock.act()
                 try:
                     self.transport.tip(player=player.user, currency=currency, amount=amount,
                                        table_code=self.table.code)
@@ -735,6 +748,7 @@ class TableSim:
                 balance = player_balance(player=player.user, currency=currency)
                 if balance > 3 * player.bankroll // 2:
                     amount = min((balance - player.bankroll) // 100 * 100, self.config.withdraw_max)
+                    self.clock.act()
                     try:
                         self.transport.withdraw(player=player.user, currency=currency, amount=amount)
                         self.count("withdrawals")

@@ -79,7 +79,7 @@ FIELDS: dict[str, list[str]] = {
     "player_games_csv": [], "player_game": [],
     # players
     "player_settings": _form(SettingsForm), "player_tables": [], "player_table": [], "player_table_join": [],
-    "player_table_leave": [], "player_table_tip": _form(TipForm),
+    "player_table_leave": [], "player_table_tip": _form(TipForm), "player_table_help": ["lang"],
     # rounds pages
     "round_lookup": ["game_number"], "round_detail": [], "round_replay": [],
     # tables
@@ -93,7 +93,7 @@ FIELDS: dict[str, list[str]] = {
     "wallet_cashier": sorted({"step", *_form(CashierForm), *_form(CashierConfirmForm)}),
     "wallet_players": ["q"], "wallet_player": ["account", "before"], "wallet_player_history_csv": ["account"],
     # the API
-    "api_player_settings": _serializer(SettingsSerializer),
+    "api_player_settings": _serializer(SettingsSerializer), "api_table_help": ["lang"],
     "api_rounds": ["state", "table", "cursor", "page_size"], "api_rounds_mine": ["cursor", "page_size"],
     "api_rounds_table_current": [], "api_rounds_table_pause": ["reason"], "api_rounds_table_resume": [],
     "api_rounds_table_close": ["reason"], "api_rounds_table_shoe": _serializer(rounds_api.ShoeSerializer),

@@ -1,20 +1,27 @@
 """Demo data for `make run`: the three tables, an operator, a support user, a handful of players, and a few
 hundred rounds played by the table simulator (settled through round_settle, one of them voided as a malfunction).
 
+The rounds are played on a simulated clock over the past days (--days), ending half an hour before the command
+runs: each round opens at the time its game number says, its bets, cards and decisions follow at a live studio's
+pace and it is settled after its last card, so every timeline and period report reads as real play would.
+
 Safe to run again: users and tables are created once, and the rounds are played only while the demo tables have
 none settled yet, so a second `make run` adds nothing.
 """
 
 import time
 from base64 import b32encode
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.utils import timezone
 
 from accounts import roles
 from accounts.services import roles_sync, second_factor_enrol_with_key, user_create
 from rounds.models import Round, RoundState
 from rounds.simulator import ScriptedEvent, SimulationConfig, simulation_run
+from rounds.simulator.clock import simulated_time
 from rounds.simulator.habits import DEMO_NAMES
 from tables.models import Table
 from tables.services import table_create
@@ -38,6 +45,9 @@ DEMO_TABLES = [
 DEMO_PLAYERS = 9
 DEMO_ROUNDS = 210
 DEMO_SEED = 2026
+DEMO_DAYS = 3
+# The last demo round ends well before the command does: nothing in the demo is dated after it finished.
+DEMO_ENDS_BEFORE_NOW = timedelta(minutes=30)
 # So that the back office shows each of these on first start, whatever the random draws give.
 DEMO_EVENTS = (
     ScriptedEvent(table=0, round=7, kind="malfunction", phase="dealing"),
@@ -53,15 +63,21 @@ class Command(BaseCommand):
         parser.add_argument("--rounds", type=int, default=DEMO_ROUNDS, help=f"rounds to play ({DEMO_ROUNDS})")
         parser.add_argument("--players", type=int, default=DEMO_PLAYERS, help=f"players ({DEMO_PLAYERS})")
         parser.add_argument("--seed", type=int, default=DEMO_SEED, help=f"the simulation's seed ({DEMO_SEED})")
+        parser.add_argument("--days", type=int, default=DEMO_DAYS,
+                            help=f"the rounds are spread over this many past days ({DEMO_DAYS})")
 
     def handle(self, *args, **options):
         started = time.monotonic()
+        played_until = (timezone.now() - DEMO_ENDS_BEFORE_NOW).replace(microsecond=0)
+        played_from = played_until - timedelta(days=max(options["days"], 1))
         roles_sync()
-        staff = {name: self._user(name, password, role, first) for name, password, role, first in STAFF}
-        for code, name, profile, features in DEMO_TABLES:
-            if not Table.objects.filter(code=code).exists():
-                table_create(actor=staff["operator"], code=code, name=name, profile=profile,
-                             currencies=["EUR", "USD"], state="open", reason="Demo data", **features)
+        # The staff and the tables exist an hour before the first demo round (their histories say so).
+        with simulated_time(played_from - timedelta(hours=1)):
+            staff = {name: self._user(name, password, role, first) for name, password, role, first in STAFF}
+            for code, name, profile, features in DEMO_TABLES:
+                if not Table.objects.filter(code=code).exists():
+                    table_create(actor=staff["operator"], code=code, name=name, profile=profile,
+                                 currencies=["EUR", "USD"], state="open", reason="Demo data", **features)
         codes = [code for code, _name, _profile, _features in DEMO_TABLES]
         names = DEMO_NAMES[:options["players"]]
         settled = Round.objects.filter(table__code__in=codes, state=RoundState.SETTLED).count()
@@ -76,11 +92,12 @@ class Command(BaseCommand):
                 player_password=PLAYER_PASSWORD, studio="operator", rounds=options["rounds"],
                 seed=options["seed"], settle="inline", parallel_tables=False, scripted_events=DEMO_EVENTS,
                 disconnect_rate=0.02, late_disconnect_rate=0.005, malfunction_rate=0.005, pause_rate=0.005,
+                played_from=played_from, played_until=played_until,
             ))
             self.stdout.write(
                 f"  {report.stats['rounds settled']} settled, {report.stats['rounds voided']} voided, "
                 f"{report.stats['placements']} placements, {report.stats['cards']} cards, "
-                f"in {report.seconds:.0f} s"
+                f"in {report.seconds:.0f} s, dated {played_from:%Y-%m-%d %H:%M} to {played_until:%Y-%m-%d %H:%M} UTC"
             )
         secrets = {name: self._authenticator(staff[name], key) for name, key in DEMO_TOTP_KEYS.items()}
         self.stdout.write(f"Demo data ready in {time.monotonic() - started:.0f} s. Logins (username / password):")
