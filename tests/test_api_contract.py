@@ -51,6 +51,9 @@ def operations_for(persona: str) -> list[str]:
     return chosen
 
 
+FUZZER_CRASH = "SystemError: AST constructor recursion depth mismatch"
+
+
 @pytest.fixture
 def fuzz(live_server, client_for):
     def run(user, name: str) -> subprocess.CompletedProcess:
@@ -69,4 +72,8 @@ def fuzz(live_server, client_for):
 @pytest.mark.parametrize("persona", ["player", "operator"])
 def test_the_api_keeps_its_schema_for(fuzz, personas, classic_table, persona):
     result = fuzz(personas[persona], persona)
+    if result.returncode != 0 and FUZZER_CRASH in result.stdout + result.stderr:
+        # CPython 3.11's compiler now and then fails inside the fuzzer's own value generation (it builds Python code
+        # from the schema's patterns), before any request: that run tested nothing, so it is run once more.
+        result = fuzz(personas[persona], persona)
     assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-3000:]
