@@ -21,7 +21,7 @@ import pytest
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from tests.rounds.factories import new_key
+from tests.factories import new_key
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,7 @@ import pytest
 from django.urls import reverse
 
 from accounts.services import user_create
-from tests.tables.factories import TableFactory
-from tests.wallet.factories import new_key
+from tests.factories import TableFactory, new_key
 from wallet import selectors, services
 from wallet.errors import InvalidIdempotencyKey
 from wallet.keys import LEDGER_KEY_MAX_LENGTH, client_key
