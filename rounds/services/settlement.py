@@ -97,7 +97,8 @@ def round_settle(*, round_id: int) -> bool:
         if connection.vendor == "postgresql":
             # The audit trail keeps the settlement too: PostgreSQL copies it from the round row just written, so
             # the megabytes of JSON of a big common draw are encoded and sent once, not twice.
-            payload = JSONObject(settlement=Subquery(Round.objects.filter(pk=round.pk).values("settlement")))
+            payload: JSONObject | dict[str, Any] = JSONObject(
+                settlement=Subquery(Round.objects.filter(pk=round.pk).values("settlement")))
         else:
             payload = {"settlement": summary}
         event_add(round, "settled", actor_kind=ActorKind.SYSTEM, at=now, payload=payload)
