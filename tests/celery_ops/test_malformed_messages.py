@@ -13,6 +13,9 @@ import pytest
 from casino.worker_process import CeleryWorker
 from tests.helpers import OUTPUT
 
+# It starts a real worker of its own, so `make check` (no worker) leaves it to `make test`.
+pytestmark = pytest.mark.worker
+
 
 @pytest.fixture(scope="module")
 def worker():
