@@ -21,6 +21,20 @@ REPO = Path(__file__).resolve().parents[1]
 OUTPUT = REPO / "var" / "bench"
 
 
+def bench_env(*, database_url: str, secret_key: str = "bench-only-not-a-secret", http_clients: bool = False,
+              **more: str) -> dict[str, str]:
+    """The environment a benchmark runs in, and gives the processes it starts: production settings (DEBUG off)
+    on the benchmark's own database, quiet logs, fast password hashes, then `more`. http_clients: plain HTTP on
+    the loopback and every client from one address, so no HTTPS redirect and the rate limits out of the way
+    (the limiter still counts each bet, so its cost is measured)."""
+    env = dict(DATABASE_URL=database_url, DEBUG="0", SECRET_KEY=secret_key, DJANGO_SETTINGS_MODULE="casino.settings",
+               LOG_LEVEL="WARNING", FAST_PASSWORD_HASHER="1")
+    if http_clients:
+        env.update(SECURE_SSL_REDIRECT="0", RATE_LIMIT_BETS_PER_USER="100000000/60",
+                   RATE_LIMIT_BETS_PER_ADDRESS="100000000/60")
+    return env | more
+
+
 def pg_params(url: str) -> dict:
     parsed = urlparse(url)
     return {"host": parsed.hostname or "127.0.0.1", "port": str(parsed.port or 5432),

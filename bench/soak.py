@@ -50,6 +50,7 @@ from bench.common import (  # noqa: E402
     OUTPUT,
     REPO,
     Worker,
+    bench_env,
     database_recreate,
     machine,
     percentile,
@@ -65,14 +66,10 @@ RECOVERY_GOAL_SECONDS = 10.0
 
 def soak_env(*, database_url: str, redis: RedisServer) -> dict[str, str]:
     """The environment of every soak process: production Celery settings, the soak's own database and Redis."""
-    return dict(
-        DATABASE_URL=database_url, CELERY_BROKER_URL=redis.url(0), CELERY_RESULT_BACKEND=redis.url(1),
-        REDIS_URL=redis.url(2), CELERY_TASK_DEFAULT_QUEUE=QUEUE, CELERY_WORKER_CONCURRENCY="2", DEBUG="0",
-        SECRET_KEY="soak-only-not-a-secret", LOG_LEVEL="WARNING", FAST_PASSWORD_HASHER="1",
-        DJANGO_SETTINGS_MODULE="casino.settings",
-        # Plain HTTP on the loopback, and every client from one address: no HTTPS redirect, limits out of the way
-        # (the limiter still counts each bet, so its cost is measured).
-        SECURE_SSL_REDIRECT="0", RATE_LIMIT_BETS_PER_USER="100000000/60", RATE_LIMIT_BETS_PER_ADDRESS="100000000/60",
+    return bench_env(
+        database_url=database_url, secret_key="soak-only-not-a-secret", http_clients=True,
+        CELERY_BROKER_URL=redis.url(0), CELERY_RESULT_BACKEND=redis.url(1), REDIS_URL=redis.url(2),
+        CELERY_TASK_DEFAULT_QUEUE=QUEUE, CELERY_WORKER_CONCURRENCY="2",
     )
 
 
