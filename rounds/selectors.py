@@ -18,6 +18,18 @@ from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine.rules import Rules
 from rounds.engine.script import expect_differences, settle_script
+from rounds.engine_adapter import (
+    BetRecord,
+    DecisionRecord,
+    RoundRecord,
+    SpotRecord,
+    bet_returns,
+    position_cards,
+    round_scripts,
+    settle_record,
+    spot_entry,
+    spot_turn,
+)
 from rounds.models import (
     ACTIVE_STATES,
     CardRecord,
@@ -30,18 +42,6 @@ from rounds.models import (
     RoundState,
     Spot,
     SpotStatus,
-)
-from rounds.record import (
-    BetRecord,
-    DecisionRecord,
-    RoundRecord,
-    SpotRecord,
-    bet_returns,
-    position_cards,
-    round_scripts,
-    settle_record,
-    spot_entry,
-    spot_turn,
 )
 
 # --- single rounds -----------------------------------------------------------------------------------------

@@ -21,10 +21,10 @@ from rounds.engine.cards import parse_card
 from rounds.engine.dealer import dealer_needs_card
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_total
+from rounds.engine_adapter import RoundRecord, active_seats, dealer_outlook
 from rounds.errors import CardRefused, InvalidCard, InvalidRoundRequest
 from rounds.locks import round_lock
 from rounds.models import ActorKind, CardRecord, CardTarget, Round, RoundState, Spot, SpotStatus, VoidKind
-from rounds.record import RoundRecord, active_seats, dealer_outlook
 from rounds.services._common import _label, _now, _queue, _seconds, _studio_check, _table_playing, _transition
 from rounds.services.insurance import _after_insurance, _insurable
 from rounds.services.play import _card_to_players, _progress

@@ -24,6 +24,14 @@ from rounds.engine.play import (
     STAND,
     TIMEOUT,
 )
+from rounds.engine_adapter import (
+    RoundRecord,
+    behind_has_hand,
+    behind_unfunded,
+    spot_turn,
+    spot_unit,
+    turn_status,
+)
 from rounds.errors import DecisionRefused, IllegalTransition, InvalidRoundRequest, NotYourTurn
 from rounds.idempotency import request_once
 from rounds.locks import round_lock, spots_lock
@@ -39,7 +47,6 @@ from rounds.models import (
     Spot,
     SpotStatus,
 )
-from rounds.record import RoundRecord, behind_has_hand, behind_unfunded, spot_turn, spot_unit, turn_status
 from rounds.services._common import _label, _now, _queue, _round_set, _seconds, _table_playing, _transition
 from wallet import services as wallet
 from wallet.errors import InsufficientFunds, UnknownAccount

@@ -15,10 +15,10 @@ from rounds.audit import event_add
 from rounds.engine.dealer import dealer_needs_card
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_total
+from rounds.engine_adapter import dealer_outlook, settle_record, settlement_summary
 from rounds.errors import DealerIncomplete, IllegalTransition
 from rounds.locks import round_lock, round_lock_full
 from rounds.models import ActorKind, Round, RoundState, VoidKind
-from rounds.record import dealer_outlook, settle_record, settlement_summary
 from rounds.services._common import _label, _now, _queue, _studio_check, _table_playing, _transition
 from rounds.services.play import _progress
 from rounds.services.voids import _void
