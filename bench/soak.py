@@ -380,31 +380,6 @@ def split(total: int, parts: int, index: int) -> int:
     return total // parts + (1 if index < total % parts else 0)
 
 
-def play(sims, shares: list[int]) -> None:
-    from django.db import connections
-
-    errors: list[BaseException] = []
-    stop = threading.Event()
-
-    def run(sim, rounds: int) -> None:
-        try:
-            sim.run(rounds, stop)
-        except BaseException as error:  # re-raised below, once the other tables finished their round
-            errors.append(error)
-            stop.set()
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(sim, rounds), name=f"table-{sim.table.code}")
-               for sim, rounds in zip(sims, shares, strict=True)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=200)
@@ -471,6 +446,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
         SimulationReport,
         simulation_prepare,
         table_sims,
+        tables_play_in_threads,
     )
 
     call_command("migrate", verbosity=0)
@@ -521,7 +497,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
             for index in range(stretches):
                 share = [split(args.rounds // len(sims) + (1 if t < args.rounds % len(sims) else 0), stretches, index)
                          for t in range(len(sims))]
-                play(sims, share)
+                tables_play_in_threads(sims, share)
                 if races:
                     for _ in range(split(args.race_rounds, stretches, index)):
                         races.round_play()
