@@ -317,6 +317,7 @@ def _send(client, method: str, url: str, body, *, api: bool):
     return client.post(url, {})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_each_persona_reaches_exactly_the_pages_of_its_row(clients, world, persona):
     values = {**world.__dict__, "hot3": "hot3"}
@@ -332,6 +333,7 @@ def test_each_persona_reaches_exactly_the_pages_of_its_row(clients, world, perso
     assert not wrong, f"{persona}:\n" + "\n".join(wrong)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_each_persona_reaches_exactly_the_admin_pages_of_its_row(clients, world, persona):
     login = reverse("admin:login")
@@ -350,6 +352,7 @@ def test_each_persona_reaches_exactly_the_admin_pages_of_its_row(clients, world,
     assert not wrong, f"{persona}:\n" + "\n".join(wrong)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_each_persona_reaches_exactly_the_api_operations_of_its_row(clients, world, persona):
     values = {"game_number": world.past, "code": world.table, "user_id": world.pat,
@@ -364,6 +367,7 @@ def test_each_persona_reaches_exactly_the_api_operations_of_its_row(clients, wor
     assert not wrong, f"{persona}:\n" + "\n".join(wrong)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", ["player", "operator"])
 def test_a_method_an_api_path_does_not_offer_is_405_or_refused_never_served(clients, world, persona):
     values = {"game_number": world.past, "code": world.table, "user_id": world.pat, "token_id": world.pat_token}
