@@ -21,7 +21,8 @@ test: venv
 	scripts/test.sh
 
 # The fast check while working (well under a minute): ruff, mypy, the vectors, the tests needing no worker,
-# browser or simulator run. `make test` is still what CI runs.
+# browser, simulator run, exact RTP solver, hostile-input or persona walk (`slow`). `make test` is still what
+# CI runs.
 check: venv
 	scripts/check.sh
 

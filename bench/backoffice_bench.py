@@ -31,14 +31,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import pg_params, progress, psql  # noqa: E402
+from bench.common import bench_env, pg_params, progress, psql  # noqa: E402
 
 BENCH_URL = os.environ.get("BENCH_BACKOFFICE_DATABASE_URL",
                            "postgres://postgres@127.0.0.1:5432/casino_bench_backoffice")
-os.environ.update(DATABASE_URL=BENCH_URL, DEBUG="0", SECRET_KEY="bench-only-not-a-secret",
-                  DJANGO_SETTINGS_MODULE="casino.settings", LOG_LEVEL="WARNING", FAST_PASSWORD_HASHER="1",
-                  ALLOWED_HOSTS="testserver", CELERY_BROKER_URL="memory://",
-                  CELERY_RESULT_BACKEND="cache+memory://")
+os.environ.update(bench_env(database_url=BENCH_URL, ALLOWED_HOSTS="testserver", CELERY_BROKER_URL="memory://",
+                            CELERY_RESULT_BACKEND="cache+memory://"))
 os.environ.pop("REDIS_URL", None)
 
 SECTION_HEADING = "## Back office on large data"

@@ -1,6 +1,6 @@
 """Helpers shared by the settlement, HTTP and soak benchmarks: PostgreSQL scratch databases, pgbench, a real
-Celery worker process, Redis queues, and process memory. No Django import here: the scripts set their
-environment (database, broker, queue) first and only then set Django up."""
+Celery worker process (casino.worker_process), Redis queues, and process memory. No Django import here: the
+scripts set their environment (database, broker, queue) first and only then set Django up."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import os
 import platform
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -16,8 +15,24 @@ from glob import glob
 from pathlib import Path
 from urllib.parse import urlparse
 
+from casino.worker_process import CeleryWorker, WorkerFailed
+
 REPO = Path(__file__).resolve().parents[1]
 OUTPUT = REPO / "var" / "bench"
+
+
+def bench_env(*, database_url: str, secret_key: str = "bench-only-not-a-secret", http_clients: bool = False,
+              **more: str) -> dict[str, str]:
+    """The environment a benchmark runs in, and gives the processes it starts: production settings (DEBUG off)
+    on the benchmark's own database, quiet logs, fast password hashes, then `more`. http_clients: plain HTTP on
+    the loopback and every client from one address, so no HTTPS redirect and the rate limits out of the way
+    (the limiter still counts each bet, so its cost is measured)."""
+    env = dict(DATABASE_URL=database_url, DEBUG="0", SECRET_KEY=secret_key, DJANGO_SETTINGS_MODULE="casino.settings",
+               LOG_LEVEL="WARNING", FAST_PASSWORD_HASHER="1")
+    if http_clients:
+        env.update(SECURE_SSL_REDIRECT="0", RATE_LIMIT_BETS_PER_USER="100000000/60",
+                   RATE_LIMIT_BETS_PER_ADDRESS="100000000/60")
+    return env | more
 
 
 def pg_params(url: str) -> dict:
@@ -97,101 +112,20 @@ def progress(message: str) -> None:
 
 # --- Celery workers ------------------------------------------------------------------------------------------------
 
-class Worker:
-    """A real `celery -A casino worker` process on a queue, with its log under var/bench/. pool=None: the
-    settings' pool (prefork, CELERY_WORKER_CONCURRENCY children), as in production. The worker leads a process
-    group of its own, so a kill takes its pool's children with it, as when a machine dies."""
+class Worker(CeleryWorker):
+    """The benchmarks' worker (casino.worker_process): its log under var/bench/, no heartbeats, a process group
+    of its own; a worker that does not start ends the benchmark with its message."""
 
     def __init__(self, *, name: str, queue: str, env: dict, pool: str | None = "solo", beat: bool = False,
                  extra: tuple[str, ...] = ()):
-        self.name = name
-        self.queue = queue
-        self.env = env
-        self.pool = pool
-        self.beat = beat
-        self.extra = extra
-        self.proc: subprocess.Popen | None = None
-        self.log_path = OUTPUT / f"{name}.log"
-        self.starts = 0
+        super().__init__(name=name, queue=queue, env=env, log_path=OUTPUT / f"{name}.log", pool=pool, beat=beat,
+                         extra=("--without-heartbeat", *extra), own_group=True)
 
     def start(self, *, wait: bool = True, timeout: float = 60.0) -> None:
-        OUTPUT.mkdir(parents=True, exist_ok=True)
-        self.starts += 1
-        log = open(self.log_path, "a")  # noqa: SIM115 - owned by the process, closed with it
-        log.write(f"\n--- start {self.starts} at {time.strftime('%H:%M:%S')}\n")
-        log.flush()
-        offset = self.log_path.stat().st_size
-        command = [sys.executable, "-m", "celery", "-A", "casino", "worker", "-Q", self.queue,
-                   "-n", f"{self.name}@%h", *(["--pool", self.pool] if self.pool else []), "--loglevel", "INFO",
-                   "--without-gossip", "--without-mingle", "--without-heartbeat", *self.extra]
-        if self.beat:
-            command += ["-B", "--schedule", str(OUTPUT / f"{self.name}-beat-schedule")]
-        self.proc = subprocess.Popen(command, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
-        log.close()
-        if not wait:
-            return
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise SystemExit(f"worker {self.name} exited with {self.proc.returncode}; see {self.log_path}")
-            with open(self.log_path) as handle:
-                handle.seek(offset)
-                if "ready." in handle.read():
-                    return
-            time.sleep(0.1)
-        raise SystemExit(f"worker {self.name} not ready after {timeout:.0f} s; see {self.log_path}")
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def kill(self) -> None:
-        """SIGKILL to the worker and its pool's children: no warm shutdown, the tasks in hand are lost mid-way
-        (and redelivered after the broker's visibility timeout: acks_late)."""
-        if self.alive():
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-
-    def children(self) -> list[int]:
-        """The pool's child processes (none for the solo pool)."""
         try:
-            return [int(pid) for pid in Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()]
-        except OSError:
-            return []
-
-    def kill_child(self, rng) -> bool:
-        """SIGKILL one pool child: the worker sees it lost and puts its task back at once (reject_on_worker_lost)
-        and starts a new child."""
-        children = self.children() if self.alive() else []
-        if not children:
-            return False
-        try:
-            os.kill(rng.choice(children), signal.SIGKILL)
-        except ProcessLookupError:
-            return False
-        return True
-
-    def freeze(self, frozen: bool) -> None:
-        """SIGSTOP / SIGCONT the worker's whole process group: it takes nothing off the queue while frozen."""
-        if self.alive():
-            os.killpg(self.proc.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
-
-    def stop(self) -> None:
-        if self.alive():
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+            super().start(wait=wait, timeout=timeout)
+        except WorkerFailed as failure:
+            raise SystemExit(str(failure)) from failure
 
 
 def memory_kib(pid: int) -> dict[str, int]:

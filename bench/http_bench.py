@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.common import (  # noqa: E402
     OUTPUT,
     REPO,
+    bench_env,
     database_drop,
     database_recreate,
     machine,
@@ -44,14 +45,10 @@ from bench.common import (  # noqa: E402
 
 BENCH_URL = os.environ.get("BENCH_HTTP_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casino_bench_http")
 BROKER_URL = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0")
-ENV = dict(
-    DATABASE_URL=BENCH_URL, CELERY_BROKER_URL=BROKER_URL, CELERY_RESULT_BACKEND=BROKER_URL[:-1] + "1",
-    CELERY_TASK_DEFAULT_QUEUE=f"bench-http-{os.getpid()}", REDIS_URL=BROKER_URL[:-1] + "3", DEBUG="0",
-    SECRET_KEY="bench-only-not-a-secret", LOG_LEVEL="WARNING", ALLOWED_HOSTS="127.0.0.1", DJANGO_SETTINGS_MODULE="casino.settings",
-    FAST_PASSWORD_HASHER="1",
-    # Plain HTTP on the loopback, and every client from one address: no HTTPS redirect, limits out of the way
-    # (the limiter still counts each bet, so its cost is measured).
-    SECURE_SSL_REDIRECT="0", RATE_LIMIT_BETS_PER_USER="100000000/60", RATE_LIMIT_BETS_PER_ADDRESS="100000000/60",
+ENV = bench_env(
+    database_url=BENCH_URL, http_clients=True, CELERY_BROKER_URL=BROKER_URL,
+    CELERY_RESULT_BACKEND=BROKER_URL[:-1] + "1", CELERY_TASK_DEFAULT_QUEUE=f"bench-http-{os.getpid()}",
+    REDIS_URL=BROKER_URL[:-1] + "3", ALLOWED_HOSTS="127.0.0.1",
 )
 os.environ.update(ENV)
 PLAYERS_PER_CLIENT = 20

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.common import (  # noqa: E402
     OUTPUT,
     Worker,
+    bench_env,
     database_drop,
     database_recreate,
     machine,
@@ -46,11 +47,8 @@ from bench.common import (  # noqa: E402
 BENCH_URL = os.environ.get("BENCH_SETTLE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casino_bench_settle")
 BROKER_URL = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0")
 QUEUE = f"bench-settle-{os.getpid()}"
-ENV = dict(
-    DATABASE_URL=BENCH_URL, CELERY_BROKER_URL=BROKER_URL, CELERY_RESULT_BACKEND=BROKER_URL[:-1] + "1",
-    CELERY_TASK_DEFAULT_QUEUE=QUEUE, DEBUG="0", SECRET_KEY="bench-only-not-a-secret", LOG_LEVEL="WARNING",
-    FAST_PASSWORD_HASHER="1", DJANGO_SETTINGS_MODULE="casino.settings",
-)
+ENV = bench_env(database_url=BENCH_URL, CELERY_BROKER_URL=BROKER_URL, CELERY_RESULT_BACKEND=BROKER_URL[:-1] + "1",
+                CELERY_TASK_DEFAULT_QUEUE=QUEUE)
 os.environ.update(ENV)
 GOAL_SECONDS = 3.0
 SIDE_BETS = ("any_pair", "21+3", "hot3")

@@ -50,6 +50,7 @@ from bench.common import (  # noqa: E402
     OUTPUT,
     REPO,
     Worker,
+    bench_env,
     database_recreate,
     machine,
     percentile,
@@ -65,14 +66,10 @@ RECOVERY_GOAL_SECONDS = 10.0
 
 def soak_env(*, database_url: str, redis: RedisServer) -> dict[str, str]:
     """The environment of every soak process: production Celery settings, the soak's own database and Redis."""
-    return dict(
-        DATABASE_URL=database_url, CELERY_BROKER_URL=redis.url(0), CELERY_RESULT_BACKEND=redis.url(1),
-        REDIS_URL=redis.url(2), CELERY_TASK_DEFAULT_QUEUE=QUEUE, CELERY_WORKER_CONCURRENCY="2", DEBUG="0",
-        SECRET_KEY="soak-only-not-a-secret", LOG_LEVEL="WARNING", FAST_PASSWORD_HASHER="1",
-        DJANGO_SETTINGS_MODULE="casino.settings",
-        # Plain HTTP on the loopback, and every client from one address: no HTTPS redirect, limits out of the way
-        # (the limiter still counts each bet, so its cost is measured).
-        SECURE_SSL_REDIRECT="0", RATE_LIMIT_BETS_PER_USER="100000000/60", RATE_LIMIT_BETS_PER_ADDRESS="100000000/60",
+    return bench_env(
+        database_url=database_url, secret_key="soak-only-not-a-secret", http_clients=True,
+        CELERY_BROKER_URL=redis.url(0), CELERY_RESULT_BACKEND=redis.url(1), REDIS_URL=redis.url(2),
+        CELERY_TASK_DEFAULT_QUEUE=QUEUE, CELERY_WORKER_CONCURRENCY="2",
     )
 
 
@@ -383,31 +380,6 @@ def split(total: int, parts: int, index: int) -> int:
     return total // parts + (1 if index < total % parts else 0)
 
 
-def play(sims, shares: list[int]) -> None:
-    from django.db import connections
-
-    errors: list[BaseException] = []
-    stop = threading.Event()
-
-    def run(sim, rounds: int) -> None:
-        try:
-            sim.run(rounds, stop)
-        except BaseException as error:  # re-raised below, once the other tables finished their round
-            errors.append(error)
-            stop.set()
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(sim, rounds), name=f"table-{sim.table.code}")
-               for sim, rounds in zip(sims, shares, strict=True)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=200)
@@ -472,6 +444,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
         SimulationReport,
         simulation_prepare,
         table_sims,
+        tables_play_in_threads,
     )
 
     call_command("migrate", verbosity=0)
@@ -522,7 +495,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
             for index in range(stretches):
                 share = [split(args.rounds // len(sims) + (1 if t < args.rounds % len(sims) else 0), stretches, index)
                          for t in range(len(sims))]
-                play(sims, share)
+                tables_play_in_threads(sims, share)
                 if races:
                     for _ in range(split(args.race_rounds, stretches, index)):
                         races.round_play()

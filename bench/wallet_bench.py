@@ -26,6 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.common import (  # noqa: E402
+    bench_env,
     database_recreate,
     machine,
     percentile,
@@ -36,8 +37,7 @@ from bench.common import (  # noqa: E402
 )
 
 BENCH_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casino_bench")
-os.environ.update(DATABASE_URL=BENCH_URL, DEBUG="0", SECRET_KEY="bench-only-not-a-secret",
-                  DJANGO_SETTINGS_MODULE="casino.settings", LOG_LEVEL="WARNING")
+os.environ.update(bench_env(database_url=BENCH_URL))
 
 SECTION_HEADING = "## Wallet: bet holds and batch resolution"
 PLAYERS_PER_CLIENT = 20

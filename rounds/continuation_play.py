@@ -46,7 +46,7 @@ class ContinuationState:
     drawn: list[tuple[str, str]] = field(default_factory=list)  # (where, card) drawn by the last `advance`
 
     def balance(self) -> int | None:
-        """As the live round's: unlimited until a paid double or split could not be held (rounds.record)."""
+        """As the live round's: unlimited until a paid double or split could not be held (rounds.engine_adapter)."""
         if all(self.funded):
             return None
         return self.funded.index(False) * self.unit + self.insurance_stake

@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from rounds.record import spot_label
+from rounds.engine_adapter import spot_label
 from tables.models import Table
 
 

@@ -10,9 +10,9 @@ from typing import Any
 
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
+from rounds.engine_adapter import position_cards, settle_record, spot_turn
 from rounds.game_history import BET_LABELS
 from rounds.models import CardRecord, CardTarget, Decision, Round, RoundBet, RoundState, Spot
-from rounds.record import position_cards, settle_record, spot_turn
 from rounds.selectors import round_record_load
 
 ROUND_SPOTS_PAGE = 50

@@ -19,21 +19,7 @@ from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine.rules import Rules
 from rounds.engine.script import expect_differences, settle_script
-from rounds.models import (
-    ACTIVE_STATES,
-    CardRecord,
-    CardTarget,
-    Continuation,
-    Decision,
-    DecisionKind,
-    Round,
-    RoundBet,
-    RoundEvent,
-    RoundState,
-    Spot,
-    SpotStatus,
-)
-from rounds.record import (
+from rounds.engine_adapter import (
     SIDE_KINDS,
     BetRecord,
     DecisionRecord,
@@ -47,6 +33,20 @@ from rounds.record import (
     spot_bet_returns,
     spot_entry,
     spot_turn,
+)
+from rounds.models import (
+    ACTIVE_STATES,
+    CardRecord,
+    CardTarget,
+    Continuation,
+    Decision,
+    DecisionKind,
+    Round,
+    RoundBet,
+    RoundEvent,
+    RoundState,
+    Spot,
+    SpotStatus,
 )
 
 # --- single rounds -----------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from wallet.audit import Discrepancy
 from wallet.currencies import money_format
 from wallet.models import BetResolution
 
-# The recovery sweep queues a settle or a refund again after 30 seconds: one still not done after this is stuck.
+# The recovery sweep queues a settle or a refund again after 5 seconds: one still not done after this is stuck.
 STUCK_AFTER = timedelta(minutes=5)
 # A round is played in minutes; stakes held in one still in play after this long are stranded.
 HELD_TOO_LONG = timedelta(hours=1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The fast check beside `make test`: lint, types, the round-script vectors, and every test that needs neither
-# the Celery worker nor the browser (tests/conftest.py marks those from their fixtures) nor a simulator run
-# (`slow`), in parallel on a kept test database. Arguments go to pytest.
+# the Celery worker nor the browser (tests/conftest.py marks those from their fixtures) nor seconds each
+# (`slow`: simulator runs, the exact RTP solver, the hostile-input and persona walks; their completeness tests
+# stay), in parallel on a kept test database. Arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/services.sh

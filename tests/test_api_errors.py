@@ -9,7 +9,7 @@ from django.db import connection, connections
 from rest_framework.exceptions import Throttled
 
 from casino.api_errors import exception_handler
-from tests.rounds.factories import new_key
+from tests.factories import new_key
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ import pytest
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from tests.rounds.factories import new_key
+from tests.factories import new_key
 
 pytestmark = pytest.mark.django_db
 
@@ -327,6 +327,7 @@ def _send(client, method: str, url: str, body, *, api: bool):
     return client.post(url, {})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_each_persona_reaches_exactly_the_pages_of_its_row(clients, world, persona):
     values = {**world.__dict__, "hot3": "hot3"}
@@ -342,6 +343,7 @@ def test_each_persona_reaches_exactly_the_pages_of_its_row(clients, world, perso
     assert not wrong, f"{persona}:\n" + "\n".join(wrong)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_each_persona_reaches_exactly_the_admin_pages_of_its_row(clients, world, persona):
     login = reverse("admin:login")
@@ -360,6 +362,7 @@ def test_each_persona_reaches_exactly_the_admin_pages_of_its_row(clients, world,
     assert not wrong, f"{persona}:\n" + "\n".join(wrong)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_each_persona_reaches_exactly_the_api_operations_of_its_row(clients, world, persona):
     values = {"game_number": world.past, "code": world.table, "user_id": world.pat,
@@ -374,6 +377,7 @@ def test_each_persona_reaches_exactly_the_api_operations_of_its_row(clients, wor
     assert not wrong, f"{persona}:\n" + "\n".join(wrong)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", ["player", "operator"])
 def test_a_method_an_api_path_does_not_offer_is_405_or_refused_never_served(clients, world, persona):
     values = {"game_number": world.past, "code": world.table, "user_id": world.pat, "token_id": world.pat_token}

@@ -17,11 +17,11 @@ from django.db import IntegrityError, transaction
 from casino.checks import amount_check
 from rounds import selectors
 from rounds.audit import event_add
+from rounds.engine_adapter import SIDE_KINDS
 from rounds.errors import BetLimitError, BetRefused, IllegalTransition
 from rounds.idempotency import request_once
 from rounds.locks import SpotRow, round_lock, round_lock_for_bet, spot_ids_lock, spots_for_bet, spots_lock
 from rounds.models import ActorKind, BetKind, Round, RoundBet, RoundState, Spot
-from rounds.record import SIDE_KINDS
 from rounds.services._common import _now, _table_playing
 from rounds.services.continuation import CONTINUED_STATES, _continuation_spots_start
 from rounds.services.dealing import _betting_close

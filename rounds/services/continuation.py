@@ -18,11 +18,7 @@ from rounds import selectors
 from rounds.audit import event_add
 from rounds.continuation_play import ContinuationState, continuation_shoe
 from rounds.engine.play import DOUBLE, FINISHED, SPLIT, TIMEOUT
-from rounds.errors import DecisionRefused, IllegalTransition, InvalidRoundRequest
-from rounds.idempotency import request_once
-from rounds.locks import round_lock
-from rounds.models import ActorKind, BetKind, Continuation, RoundBet, RoundState, Spot
-from rounds.record import (
+from rounds.engine_adapter import (
     SIDE_KINDS,
     RoundRecord,
     position_cards,
@@ -30,6 +26,10 @@ from rounds.record import (
     spot_bet_returns,
     spot_turn,
 )
+from rounds.errors import DecisionRefused, IllegalTransition, InvalidRoundRequest
+from rounds.idempotency import request_once
+from rounds.locks import round_lock
+from rounds.models import ActorKind, BetKind, Continuation, RoundBet, RoundState, Spot
 from rounds.services._common import _now
 from wallet import services as wallet
 from wallet.errors import InsufficientFunds, UnknownAccount

@@ -21,10 +21,10 @@ from rounds.engine.cards import parse_card
 from rounds.engine.dealer import dealer_needs_card
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_total
+from rounds.engine_adapter import RoundRecord, active_seats, dealer_outlook
 from rounds.errors import CardRefused, InvalidCard, InvalidRoundRequest
 from rounds.locks import round_lock
 from rounds.models import ActorKind, CardRecord, CardTarget, Round, RoundState, Spot, SpotStatus, VoidKind
-from rounds.record import RoundRecord, active_seats, dealer_outlook
 from rounds.services._common import _label, _now, _queue, _seconds, _studio_check, _table_playing, _transition
 from rounds.services.insurance import _after_insurance, _insurable
 from rounds.services.play import _card_to_players, _progress
@@ -56,7 +56,7 @@ def round_betting_close(*, round_id: int, actor=None, now: datetime | None = Non
     return round
 
 
-def _deal_order(round: Round, record: RoundRecord) -> list[tuple[str, int]]:
+def _deal_order(round: Round, record: RoundRecord) -> list[tuple[CardTarget, int]]:
     hole = [(CardTarget.DEALER, 0)] if record.rules.has_hole_card else []
     if round.common_draw:
         return [(CardTarget.PLAYER, 0), (CardTarget.DEALER, 0), (CardTarget.PLAYER, 0)] + hole
@@ -69,7 +69,7 @@ def _cards_recorded(record: RoundRecord) -> int:
     return sum(len(cards) for cards in record.cards.values())
 
 
-def _expected_card(round: Round, record: RoundRecord) -> tuple[str, int]:
+def _expected_card(round: Round, record: RoundRecord) -> tuple[CardTarget, int]:
     """Where the next card goes, or a clear refusal saying what the round waits for."""
     state = round.state
     if state in (RoundState.BETTING_CLOSED, RoundState.DEALING):
@@ -92,7 +92,7 @@ def _expected_card(round: Round, record: RoundRecord) -> tuple[str, int]:
                 return CardTarget.STREAM, 0
             raise CardRefused("No player is waiting for a card.")
         spot = Spot.objects.filter(round=round, seat=round.turn_seat, behind=False, voided_at__isnull=True).first()
-        if spot is not None and spot.status == SpotStatus.NEEDS_CARD:
+        if spot is not None and spot.seat is not None and spot.status == SpotStatus.NEEDS_CARD:
             return CardTarget.SEAT, spot.seat
         raise CardRefused(f"Seat {round.turn_seat} is deciding; its next card comes after its decision.")
     if state == RoundState.DEALER:

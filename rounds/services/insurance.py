@@ -12,11 +12,11 @@ from typing import Any
 from rounds import selectors
 from rounds.engine.dealer import peeked_blackjack
 from rounds.engine.play import TIMEOUT
+from rounds.engine_adapter import RoundRecord, stake_totals
 from rounds.errors import DecisionRefused, IllegalTransition, InvalidRoundRequest
 from rounds.idempotency import request_once
 from rounds.locks import round_lock, spots_lock
 from rounds.models import ActorKind, BetKind, DecisionKind, Round, RoundBet, RoundState, Spot
-from rounds.record import RoundRecord, stake_totals
 from rounds.services._common import _label, _now, _queue, _table_playing, _transition
 from rounds.services.play import _decision_write, _progress, _shared_play, _spots_refresh
 from wallet import services as wallet

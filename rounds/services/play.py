@@ -24,6 +24,14 @@ from rounds.engine.play import (
     STAND,
     TIMEOUT,
 )
+from rounds.engine_adapter import (
+    RoundRecord,
+    behind_has_hand,
+    behind_unfunded,
+    spot_turn,
+    spot_unit,
+    turn_status,
+)
 from rounds.errors import DecisionRefused, IllegalTransition, InvalidRoundRequest, NotYourTurn
 from rounds.idempotency import request_once
 from rounds.locks import round_lock, spots_lock
@@ -39,7 +47,6 @@ from rounds.models import (
     Spot,
     SpotStatus,
 )
-from rounds.record import RoundRecord, behind_has_hand, behind_unfunded, spot_turn, spot_unit, turn_status
 from rounds.services._common import _label, _now, _queue, _round_set, _seconds, _table_playing, _transition
 from wallet import services as wallet
 from wallet.errors import InsufficientFunds, UnknownAccount
@@ -222,7 +229,8 @@ def decision_make(*, round_id: int, player, action: str, idempotency_key: str, s
 def _spots_refresh(record: RoundRecord, spots: list[Spot]) -> None:
     """Recompute the cached play status of these spots (and of the Bet Behinds of their seats)."""
     changed = []
-    by_seat: dict[int, tuple[str, int | None]] = {}
+    # Keyed by seat; None never enters (Bet Behinds are read back with seat__in these keys).
+    by_seat: dict[int | None, tuple[str, int | None]] = {}
     for spot in spots:
         if spot.behind:
             continue
@@ -262,6 +270,8 @@ def _progress(round: Round, *, now: datetime, new_step: bool) -> None:
         Spot.objects.filter(round=round, behind=False, voided_at__isnull=True)
         .exclude(status=SpotStatus.FINISHED).order_by("seat").first()
     )
+    # `unfinished` counted these same spots under the round's lock, so one is there.
+    assert turn is not None
     _round_set(round, turn_seat=turn.seat,
                deadline=now + seconds if turn.status == SpotStatus.DECIDING else None)
 

@@ -15,10 +15,10 @@ from rounds.audit import event_add
 from rounds.engine.dealer import dealer_needs_card
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_total
+from rounds.engine_adapter import dealer_outlook, settle_record, settlement_summary
 from rounds.errors import DealerIncomplete, IllegalTransition
 from rounds.locks import round_lock, round_lock_full
 from rounds.models import ActorKind, Round, RoundState, VoidKind
-from rounds.record import dealer_outlook, settle_record, settlement_summary
 from rounds.services._common import _label, _now, _queue, _studio_check, _table_playing, _transition
 from rounds.services.play import _progress
 from rounds.services.voids import _void
@@ -97,7 +97,8 @@ def round_settle(*, round_id: int) -> bool:
         if connection.vendor == "postgresql":
             # The audit trail keeps the settlement too: PostgreSQL copies it from the round row just written, so
             # the megabytes of JSON of a big common draw are encoded and sent once, not twice.
-            payload = JSONObject(settlement=Subquery(Round.objects.filter(pk=round.pk).values("settlement")))
+            payload: JSONObject | dict[str, Any] = JSONObject(
+                settlement=Subquery(Round.objects.filter(pk=round.pk).values("settlement")))
         else:
             payload = {"settlement": summary}
         event_add(round, "settled", actor_kind=ActorKind.SYSTEM, at=now, payload=payload)

@@ -63,7 +63,7 @@ def _timeouts(round: Round, *, now: datetime) -> None:
     event_add(round, "timeout", actor_kind=ActorKind.SYSTEM, at=now, payload={"spots": [s.pk for s in spots]})
 
 
-def rounds_timers_sweep(*, now: datetime | None = None) -> list[str]:
+def rounds_timers_sweep(*, now: datetime | None = None) -> list[int]:
     """Every round whose timer ran out at an open table: apply it (each round in its own transaction)."""
     now = _now(now)
     due = list(

@@ -261,6 +261,31 @@ def table_sims(config: SimulationConfig, *, transport, studio, tables, players, 
     ]
 
 
+def tables_play_in_threads(sims: list[TableSim], shares: list[int]) -> None:
+    """Each table plays its share of rounds in a thread of its own; the first error stops the others at the end
+    of their round, and is raised once they all finished."""
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def run(sim: TableSim, rounds: int) -> None:
+        try:
+            sim.run(rounds, stop)
+        except BaseException as error:  # re-raised below, once the other tables finished their round
+            errors.append(error)
+            stop.set()
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(sim, rounds), name=f"table-{sim.table.code}")
+               for sim, rounds in zip(sims, shares, strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
 def simulation_run(config: SimulationConfig, *, progress: Callable[[str], None] | None = None,
                    progress_every: float = 0.2) -> SimulationReport:
     """Set up and play `config.rounds` rounds over `config.tables` tables; returns what happened.
@@ -287,26 +312,7 @@ def _run(config: SimulationConfig, *, started: float, traveller, progress: Calla
     shares = [config.rounds // len(sims) + (1 if index < config.rounds % len(sims) else 0)
               for index in range(len(sims))]
     if config.parallel_tables and len(sims) > 1:
-        errors: list[BaseException] = []
-        stop = threading.Event()
-
-        def run(sim: TableSim, rounds: int) -> None:
-            try:
-                sim.run(rounds, stop)
-            except BaseException as error:  # re-raised below, once the other tables finished their round
-                errors.append(error)
-                stop.set()
-            finally:
-                connections.close_all()
-
-        threads = [threading.Thread(target=run, args=(sim, rounds), name=f"table-{sim.table.code}")
-                   for sim, rounds in zip(sims, shares, strict=True)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if errors:
-            raise errors[0]
+        tables_play_in_threads(sims, shares)
     else:
         for sim, rounds in zip(sims, shares, strict=True):
             sim.run(rounds)

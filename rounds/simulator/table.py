@@ -684,8 +684,8 @@ class TableSim:
         from rounds import selectors
         from rounds.engine.dealer import dealer_needs_card
         from rounds.engine.hands import hand_total
+        from rounds.engine_adapter import dealer_outlook
         from rounds.models import Round
-        from rounds.record import dealer_outlook
 
         record = selectors.round_record_load(Round.objects.get(pk=play.ref.id))
         dealer = record.dealer_cards

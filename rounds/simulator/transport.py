@@ -137,8 +137,8 @@ class ServiceTransport:
         """The decisions each of these players is asked for now, from one read of the round: at a common draw
         every player of a step decides on the same cards, so one read serves them all."""
         from rounds import selectors
+        from rounds.engine_adapter import spot_turn
         from rounds.models import Round, RoundState, Spot, SpotStatus
-        from rounds.record import spot_turn
 
         live = Round.objects.filter(pk=round.id).only("id", "state", "turn_seat", "config").first()
         if live is None or live.state != RoundState.DECISIONS:

@@ -5,14 +5,16 @@ the answer. Before casino.broker, the first item that was not JSON made the work
 import base64
 import json
 import os
-import subprocess
-import sys
 import time
 import uuid
 
 import pytest
 
-from tests.helpers import OUTPUT, REPO
+from casino.worker_process import CeleryWorker
+from tests.helpers import OUTPUT
+
+# It starts a real worker of its own, so `make check` (no worker) leaves it to `make test`.
+pytestmark = pytest.mark.worker
 
 
 @pytest.fixture(scope="module")
@@ -21,30 +23,15 @@ def worker():
     from casino.celery import app
 
     queue = f"malformed-{uuid.uuid4().hex[:8]}"
-    OUTPUT.mkdir(parents=True, exist_ok=True)
-    log_path = OUTPUT / f"celery-worker-{queue}.log"
-    log = open(log_path, "w")  # noqa: SIM115 - closed at teardown
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "casino", "worker", "-Q", queue, "-n", f"{queue}@%h",
-         "--concurrency", "1", "--loglevel", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=REPO, env=dict(os.environ, CELERY_TASK_DEFAULT_QUEUE=queue), stdout=log, stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 60
-    while "ready." not in log_path.read_text(errors="replace"):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"worker did not start; see {log_path}")
-        time.sleep(0.2)
+    worker = CeleryWorker(name=queue, queue=queue, env=dict(os.environ, CELERY_TASK_DEFAULT_QUEUE=queue),
+                          log_path=OUTPUT / f"celery-worker-{queue}.log", pool=None,
+                          extra=("--concurrency", "1", "--without-heartbeat"), own_group=False)
+    worker.start()
     with app.connection_for_write() as connection:
         redis = connection.default_channel.client
-        yield {"proc": proc, "queue": queue, "redis": redis, "log": log_path}
+        yield {"proc": worker.proc, "queue": queue, "redis": redis, "log": worker.log_path}
         redis.delete(queue)
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    worker.stop(timeout=20)
 
 
 def _envelope(body: str, *, headers: dict, encoding: str = "base64") -> str:

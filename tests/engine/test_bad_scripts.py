@@ -146,6 +146,8 @@ def test_command_reports_bad_scripts_without_traceback(tmp_path: Path) -> None:
     assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == ["G1"]
 
 
+# make check replays the vectors with this same command itself, so the fast check leaves the test to make test.
+@pytest.mark.slow
 def test_command_checks_every_vector() -> None:
     vectors = REPO / "tests" / "vectors"
     done = _manage(str(vectors), "--check")

@@ -282,7 +282,7 @@ def test_at_a_seated_free_bet_table_every_bet_stands_when_the_player_disconnects
     ("free_bet_seated", "non_live", True),
 ])
 def test_the_tables_disconnection_policy_decides_while_betting_is_open(play, funded, profile, policy, refunded):
-    from tests.rounds.factories import RoundTableFactory
+    from tests.factories import RoundTableFactory
 
     player = funded()
     options = {"disconnect_policy": policy} if policy else {}
@@ -299,7 +299,7 @@ def test_the_tables_disconnection_policy_decides_while_betting_is_open(play, fun
 
 def test_a_table_refuses_an_unknown_disconnection_policy(roles):
     from tables.errors import TableConfigError
-    from tests.rounds.factories import RoundTableFactory
+    from tests.factories import RoundTableFactory
 
     with pytest.raises(TableConfigError, match="Disconnection policy must be one of"):
         RoundTableFactory(profile="classic", code="DC02", disconnect_policy="vanish")

@@ -11,8 +11,8 @@ from django.db import OperationalError, connection, connections, transaction
 from rounds import errors, services
 from rounds.models import ActorKind, Round, RoundState, Spot
 from rounds.services._common import _transition
+from tests.factories import new_key
 from tests.helpers import RowLock, wait_for
-from tests.rounds.factories import new_key
 from wallet.models import Account
 
 pytestmark = pytest.mark.django_db(transaction=True)

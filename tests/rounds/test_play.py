@@ -315,7 +315,7 @@ def test_at_a_seated_table_a_player_sees_only_their_own_seat_and_which_seats_are
 
 @pytest.mark.parametrize(("profile", "hole"), [("classic", False), ("free_bet_seated", True)])
 def test_the_studio_deals_one_card_to_each_seat_then_the_dealer_then_the_second_cards(play, funded, profile, hole):
-    from tests.rounds.factories import RoundTableFactory
+    from tests.factories import RoundTableFactory
 
     a, b = funded(), funded()
     r = play(RoundTableFactory(profile=profile, code="DO01"))

@@ -6,8 +6,8 @@ from django.db import OperationalError
 
 from rounds import errors, services
 from rounds.models import RoundBet, Spot
+from tests.factories import new_key
 from tests.helpers import cash
-from tests.rounds.factories import new_key
 from tests.rounds.test_concurrency import race
 from wallet.models import BetResolution
 

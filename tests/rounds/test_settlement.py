@@ -10,8 +10,15 @@ from rounds import errors, selectors, services
 from rounds.engine.rules import rules_for
 from rounds.engine.script import settle_script
 from rounds.engine.settle import HandResult, PlayerResult, StakeResult
+from rounds.engine_adapter import (
+    BetRecord,
+    RoundRecord,
+    SpotRecord,
+    _proportional,
+    rules_overrides,
+    spot_bet_returns,
+)
 from rounds.models import RoundState
-from rounds.record import BetRecord, RoundRecord, SpotRecord, _proportional, rules_overrides, spot_bet_returns
 from tests.helpers import cash, chips
 from wallet.models import BetResolution, LedgerTransaction
 

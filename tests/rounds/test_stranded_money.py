@@ -13,7 +13,7 @@ from django.utils import timezone
 from rounds import services
 from rounds.models import Round, RoundState, Spot
 from rounds.stranded_money import HELD_TOO_LONG, STUCK_AFTER
-from tests.rounds.factories import new_key
+from tests.factories import new_key
 from wallet.audit import STRANDED_MONEY, ledger_audit_run
 
 

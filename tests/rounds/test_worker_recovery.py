@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from rounds import services
 from rounds.models import Round, RoundBet, RoundEvent, RoundState
+from tests.factories import new_key
 from tests.helpers import RowLock, cash, wait_for
-from tests.rounds.factories import new_key
 from wallet import services as wallet
 from wallet.models import Account
 

@@ -33,6 +33,7 @@ def profiles():
     return {name: solve(rtp_rules_for(name)) for name in ALL_PROFILES}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
 def test_published_figures_to_a_hundredth_of_a_point(profiles, name):
     result = profiles[name]
@@ -40,6 +41,7 @@ def test_published_figures_to_a_hundredth_of_a_point(profiles, name):
     assert abs(result.composition_dependent.rtp - PUBLISHED[name]) < 0.0001
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_PROFILES)
 def test_more_knowledge_never_returns_less(profiles, name):
     # The infinite-deck strategy is one total-dependent strategy; composition-dependent play can copy TD.
@@ -49,6 +51,7 @@ def test_more_knowledge_never_returns_less(profiles, name):
     assert result.composition_dependent.rtp - result.infinite_deck_strategy.rtp < 0.0005
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_PROFILES)
 def test_simulation_agrees_within_three_standard_errors(profiles, name):
     # The simulator plays the infinite-deck strategy; the analysis values that same strategy exactly.
@@ -59,6 +62,7 @@ def test_simulation_agrees_within_three_standard_errors(profiles, name):
     assert simulated_variance == pytest.approx(exact.variance, rel=0.01)
 
 
+@pytest.mark.slow
 def test_many_decks_approach_the_infinite_deck_solution():
     rules = rtp_rules_for("free_bet")
     infinite = main_game_rtp(rules)
@@ -72,6 +76,7 @@ def _classic(decks=8, **flags):
     return replace(rtp_rules_for("classic_us_peek_before", {"charlie": None, **flags}), decks=decks)
 
 
+@pytest.mark.slow
 def test_single_deck_vegas_rules_are_about_even():
     # S17, double on any two cards, no double after split, one split, no surrender, peek, 3:2: the classic
     # "single deck is an even game" (published basic-strategy edges within a few hundredths of 0).
@@ -79,6 +84,7 @@ def test_single_deck_vegas_rules_are_about_even():
     assert abs(1 - result.total_dependent.rtp) < 0.0003
 
 
+@pytest.mark.slow
 def test_eight_deck_shoe_house_edge():
     # 8 decks S17 DAS, no resplit, no surrender, peek, 3:2: about 0.49 % (0.43 % with resplits to four
     # hands in the published calculators, a resplit being worth about 0.05 % in a shoe game).
@@ -86,6 +92,7 @@ def test_eight_deck_shoe_house_edge():
     assert 1 - result.total_dependent.rtp == pytest.approx(0.0049, abs=0.0003)
 
 
+@pytest.mark.slow
 def test_no_hole_card_losing_all_costs_about_a_tenth():
     # European no-hole-card, doubles and splits lost to a dealer blackjack: about 0.11 % more than peek.
     peek = solve(_classic()).total_dependent.rtp
@@ -95,6 +102,7 @@ def test_no_hole_card_losing_all_costs_about_a_tenth():
     assert peek - solve(enhc).total_dependent.rtp == pytest.approx(0.0011, abs=0.0002)
 
 
+@pytest.mark.slow
 def test_six_to_five_costs_exactly_the_blackjack_premium():
     # Only a player blackjack that the dealer does not match changes: it pays 1.2 instead of 1.5.
     rules = _classic()

@@ -23,6 +23,7 @@ def test_profile_figures_without_a_database():
     assert figures["side_bets"]["perfect_pairs"]["rtp"]["exact"] == "398/415"
 
 
+@pytest.mark.slow
 def test_flags_change_the_configuration():
     six_to_five = run(
         "--rules", "classic_eu", "--set", "blackjack_pays=6:5", "--set", "charlie=null", "--json"

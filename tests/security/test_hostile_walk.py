@@ -229,6 +229,7 @@ def quiet_request_log():
     logger.setLevel(level)
 
 
+@pytest.mark.slow
 def test_hostile_values_never_cause_a_5xx_nor_a_write(world, client_for, personas, quiet_request_log):
     people = {"anonymous": None, "player": personas["player"], "support": personas["support"],
               "operator": personas["operator"]}

@@ -54,6 +54,7 @@ def test_rtp_command_prints_exact_side_bets_and_the_main_game_within_its_error(r
     assert abs(estimate - PUBLISHED_MAIN_RTP[profile]) <= 3 * error + 0.00005, simulated
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_rtp_command_follows_the_table_paytable_and_decks(operator):
     from tables import services

@@ -7,9 +7,8 @@ import pytest
 from django.urls import reverse
 
 from accounts.services import user_create
+from tests.factories import TableFactory, new_key
 from tests.helpers import golden_chips_grant_post
-from tests.tables.factories import TableFactory
-from tests.wallet.factories import new_key
 from wallet import selectors, services
 from wallet.errors import InvalidIdempotencyKey
 from wallet.keys import LEDGER_KEY_MAX_LENGTH, client_key

@@ -1,3 +1,0 @@
-"""Deprecated: import from tests.factories. Kept so branches written before the move still import."""
-
-from tests.factories import BetFactory, DepositFactory, PlayerFactory, new_key  # noqa: F401
