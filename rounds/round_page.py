@@ -8,6 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from rounds.continuation_page import ContinuationView, continuation_views
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
 from rounds.game_history import BET_LABELS
@@ -46,6 +47,9 @@ class SpotView:
     result_label: str
     staked: int
     returned: int | None
+    # The position left the live round (non_live): its own cards, decisions and result; `hands` above are then
+    # the live seat's, played on by the timeout rule.
+    continuation: ContinuationView | None = None
 
 
 def round_cards(round: Round, *, seats: set[int] | None = None) -> dict[str, Any]:
@@ -134,6 +138,7 @@ def _spot_views(round: Round, spots: list[Spot]) -> list[SpotView]:
         except EngineError:
             results = None
     settlement = (round.settlement or {}).get("spots", {})
+    continued = continuation_views(round, ids)
     views = []
     for spot in spots:
         spot_record = next((s for s in record.spots if s.id == spot.pk), None)
@@ -150,13 +155,18 @@ def _spot_views(round: Round, spots: list[Spot]) -> list[SpotView]:
         spot_bets = bets.get(spot.pk, [])
         settled = settlement.get(spot.label)
         net = settled["net"] if settled else None
+        continuation = continued.get(spot.pk)
+        if continuation is not None and round.state != RoundState.VOIDED:
+            # The live round settled only the side bets; the rest is the continuation's, once it settles.
+            net = None if net is None or continuation.net is None else net + continuation.net
         returned = None
         if spot_bets and all(b["cash_return"] is not None for b in spot_bets):
             returned = sum(b["cash_return"] for b in spot_bets)
         views.append(SpotView(
             spot=spot, label=spot.label, bets=spot_bets, decisions=decisions.get(spot.pk, []), hands=hands,
-            net=net, result_label=_result_label(round, spot, net), staked=sum(b["amount"] for b in spot_bets),
-            returned=returned,
+            net=net, result_label=_result_label(round, spot, net, continuation),
+            staked=sum(b["amount"] for b in spot_bets),
+            returned=returned, continuation=continuation,
         ))
     return views
 
@@ -165,11 +175,13 @@ def _result_hand(result) -> HandView:
     return _hand_view(None, result)
 
 
-def _result_label(round: Round, spot: Spot, net: int | None) -> str:
+def _result_label(round: Round, spot: Spot, net: int | None, continuation: ContinuationView | None = None) -> str:
     if spot.voided_at is not None:
         return "spot voided, stakes refunded"
     if round.state == RoundState.VOIDED:
         return "round voided, stakes refunded" if round.refunds_done_at else "round voided, refund pending"
+    if net is None and continuation is not None and round.state == RoundState.SETTLED:
+        return "non-live continuation in play"
     if net is None:
         return "in play" if round.state != RoundState.SETTLED else "no bet"
     return "won" if net > 0 else "lost" if net < 0 else "even"

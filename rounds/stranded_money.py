@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from django.db.models import Count, Exists, Min, OuterRef, Q, Sum
 
-from rounds.models import ACTIVE_STATES, Round, RoundBet, RoundState, Spot
+from rounds.models import ACTIVE_STATES, Continuation, Round, RoundBet, RoundState, Spot
 from wallet.audit import Discrepancy
 from wallet.currencies import money_format
 from wallet.models import BetResolution
@@ -61,10 +61,16 @@ class _Held:
         return f"{_money(self.totals)} ({_bets(self.count)})"
 
 
-def _pending_stakes() -> tuple[dict[int, _Held], dict[int, _Held]]:
-    """Unresolved stakes by round (spots not voided) and by voided spot, in one pass over the round bets."""
+def _pending_stakes(*, now: datetime) -> tuple[dict[int, _Held], dict[int, _Held]]:
+    """Unresolved stakes by round (spots not voided) and by voided spot, in one pass over the round bets.
+
+    A position in a non-live continuation keeps its stakes held after the live round settles, rightly, until the
+    continuation settles: at the latest at its deadline (then the sweep has STUCK_AFTER to finish it)."""
+    open_continuation = Continuation.objects.filter(
+        spot_id=OuterRef("spot_id"), finished_at__isnull=True, deadline__gt=now - STUCK_AFTER)
     rows = (
-        RoundBet.objects.filter(~Exists(BetResolution.objects.filter(bet_id=OuterRef("wallet_bet_id"))))
+        RoundBet.objects.filter(~Exists(BetResolution.objects.filter(bet_id=OuterRef("wallet_bet_id"))),
+                                ~Exists(open_continuation))
         .values_list("round_id", "spot_id", "spot__voided_at", "currency")
         .annotate(total=Sum("amount"), count=Count("id"), since=Min("created_at"))
         .order_by()
@@ -91,7 +97,7 @@ def _round_ids(round: Round, **more) -> dict:
 def stranded_money_check(*, now: datetime) -> list[Discrepancy]:
     """Stakes still held in a round that is settled, refunded or long in play; on a voided spot; and rounds
     stuck settling or waiting for their refunds."""
-    by_round, by_voided_spot = _pending_stakes()
+    by_round, by_voided_spot = _pending_stakes(now=now)
     stuck_before = now - STUCK_AFTER
     stuck = {r.pk: r for r in Round.objects.filter(
         Q(state=RoundState.SETTLING, settling_at__lte=stuck_before)
