@@ -198,3 +198,26 @@ def round_spots_page(*, round: Round, after: int | None = None, player=None,
     page = list(spots[: limit + 1])
     shown = page[:limit]
     return _spot_views(round, shown), (shown[-1].pk if len(page) > limit else None)
+
+
+SHOE_HISTORY = 10
+
+
+def shoe_history(*, round: Round) -> list[dict[str, Any]]:
+    """The table's shoes up to this round's (newest first, a few): rounds dealt from each, the burn, the round
+    the cut card came out in and the shoe's last round, and which set of cards was in it."""
+    from django.db.models import Count
+
+    from rounds.models import Shoe
+
+    shoes = (Shoe.objects.filter(table_id=round.table_id, number__lte=round.shoe.number)
+             .annotate(round_count=Count("rounds")).select_related("cut_card_round", "last_round")
+             .order_by("-number")[:SHOE_HISTORY])
+    return [{
+        "shoe": shoe, "current": shoe.pk == round.shoe_id, "rounds": shoe.round_count,
+        "burn": (f"{shoe.burn_card} shown, {shoe.burned} burned" if shoe.burn_card else "no burn"),
+        "cut_card": shoe.cut_card_round.game_number if shoe.cut_card_round else "",
+        "last_round": shoe.last_round.game_number if shoe.last_round else "",
+        "this_is_last": shoe.last_round_id == round.pk,
+        "this_is_cut": shoe.cut_card_round_id == round.pk,
+    } for shoe in shoes]
