@@ -65,7 +65,10 @@ def game_rows(*, player, rounds: list[Round]) -> list[GameRow]:
         returned[round_id][currency] += cash or 0
     voided_spots = set(Spot.objects.filter(round_id__in=ids, player=player, voided_at__isnull=False)
                        .values_list("round_id", flat=True))
-    continued = continuation_nets(player=player, round_ids=ids)
+    # Only a round whose settlement marks one of the player's spots as continued has a continuation to read.
+    continued_ids = [r.pk for r in rounds if r.settlement and any(
+        data.get("continuation") and data["player"] == player.pk for data in r.settlement["spots"].values())]
+    continued = continuation_nets(player=player, round_ids=continued_ids) if continued_ids else {}
     rows = []
     for r in rounds:
         net = spot_nets = None
