@@ -28,7 +28,7 @@ from rounds import game_history
 from rounds import services as round_services
 from rounds.errors import RoundError
 from rounds.models import RoundState
-from rounds.round_page import round_cards, round_spots_page
+from rounds.round_page import round_cards, round_spots_page, shoe_history
 from tables.models import Table
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
@@ -101,7 +101,7 @@ def round_page(request, game_number: str):
     events, next_events = selectors.round_events_page(round=round, after=events_after)
     return render(request, "backoffice/round.html", _void_context(request, round) | {
         "config": selectors.round_config_summary(round),
-        "cards": round_cards(round),
+        "cards": round_cards(round), "shoes": shoe_history(round=round),
         "spots": spots, "staff": True,
         "more_spots_url": f"{base}?{urlencode({'spots_after': next_spots})}" if next_spots else None,
         "events": events,

@@ -13,6 +13,7 @@ urlpatterns = [
     path("<str:game_number>/", api.RoundApi.as_view(), name="api_round"),
     path("<str:game_number>/close-betting/", api.CloseBettingApi.as_view(), name="api_round_close_betting"),
     path("<str:game_number>/cards/", api.CardApi.as_view(), name="api_round_cards"),
+    path("<str:game_number>/cut-card/", api.CutCardApi.as_view(), name="api_round_cut_card"),
     path("<str:game_number>/dealer-complete/", api.DealerCompleteApi.as_view(), name="api_round_dealer_complete"),
     path("<str:game_number>/void/", api.VoidApi.as_view(), name="api_round_void"),
     path("<str:game_number>/reverse/", api.ReverseApi.as_view(), name="api_round_reverse"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from rounds.continuation_page import continuation_nets
 from rounds.models import Round, RoundBet, RoundState, Spot, VoidKind
 from rounds.reversal import round_reversal_moves
 from wallet.models import AccountKind
@@ -66,9 +67,14 @@ def game_rows(*, player, rounds: list[Round]) -> list[GameRow]:
         returned[round_id][currency] += cash or 0
     voided_spots = set(Spot.objects.filter(round_id__in=ids, player=player, voided_at__isnull=False)
                        .values_list("round_id", flat=True))
+    # Only a round whose settlement marks one of the player's spots as continued has a continuation to read.
+    continued_ids = [r.pk for r in rounds if r.settlement and any(
+        data.get("continuation") and data["player"] == player.pk for data in r.settlement["spots"].values())]
+    continued = continuation_nets(player=player, round_ids=continued_ids) if continued_ids else {}
     rows = []
     for r in rounds:
         net = spot_nets = None
+        continuing = False
         if r.state == RoundState.SETTLED and r.settlement:
             spot_nets = {label: data["net"] for label, data in r.settlement["spots"].items()
                          if data["player"] == player.pk}
@@ -76,7 +82,16 @@ def game_rows(*, player, rounds: list[Round]) -> list[GameRow]:
             for label, data in r.settlement["spots"].items():
                 if label in spot_nets:
                     by_currency[data["currency"]] += data["net"]
-            net = dict(by_currency)
+            # The live round settled only the side bets of a position that left it; the rest is its
+            # continuation's, settled apart (and not at all while the player has not finished it).
+            for label, currency, amount in continued.get(r.pk, []):
+                if amount is None:
+                    continuing = True
+                    continue
+                spot_nets[label] = spot_nets.get(label, 0) + amount
+                by_currency[currency] += amount
+            net = None if continuing else dict(by_currency)
+            spot_nets = None if continuing else spot_nets
         if r.state == RoundState.VOIDED and r.void_kind == VoidKind.REVERSAL:
             result, net = _reversed(r, player=player, returned=returned[r.pk])
         elif r.state == RoundState.VOIDED:
@@ -86,6 +101,8 @@ def game_rows(*, player, rounds: list[Round]) -> list[GameRow]:
             result = "won" if total > 0 else "lost" if total < 0 else "even"
             if not net:
                 result = "spot voided" if r.pk in voided_spots else "no bet"
+        elif continuing:
+            result = "non-live continuation in play"
         else:
             result = "spot voided" if r.pk in voided_spots and not staked[r.pk] else "in play"
         rows.append(GameRow(

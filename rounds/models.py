@@ -74,6 +74,14 @@ class Shoe(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     ended_at = models.DateTimeField(null=True, blank=True)
+    # Two-shoe rotation: the table's two sets of cards take turns, one in the shoe while the other is shuffled
+    # on the shuffle table; `card_set` (1 or 2) is the set in this shoe.
+    card_set = models.PositiveSmallIntegerField(default=1)
+    # The cut card came out while this round was dealt; the next round is the shoe's last ("the cards will be
+    # replaced in the following round"), and no round opens on the shoe after it.
+    cut_card_round = models.ForeignKey("Round", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    cut_card_at = models.DateTimeField(null=True, blank=True)
+    last_round = models.ForeignKey("Round", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
         constraints = [

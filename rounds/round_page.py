@@ -8,6 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from rounds.continuation_page import ContinuationView, continuation_views
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine_adapter import position_cards, settle_record, spot_turn
@@ -46,6 +47,9 @@ class SpotView:
     result_label: str
     staked: int
     returned: int | None
+    # The position left the live round (non_live): its own cards, decisions and result; `hands` above are then
+    # the live seat's, played on by the timeout rule.
+    continuation: ContinuationView | None = None
 
 
 def round_cards(round: Round, *, seats: set[int] | None = None) -> dict[str, Any]:
@@ -134,6 +138,7 @@ def _spot_views(round: Round, spots: list[Spot]) -> list[SpotView]:
         except EngineError:
             results = None
     settlement = (round.settlement or {}).get("spots", {})
+    continued = continuation_views(round, ids)
     views = []
     for spot in spots:
         spot_record = next((s for s in record.spots if s.id == spot.pk), None)
@@ -150,13 +155,18 @@ def _spot_views(round: Round, spots: list[Spot]) -> list[SpotView]:
         spot_bets = bets.get(spot.pk, [])
         settled = settlement.get(spot.label)
         net = settled["net"] if settled else None
+        continuation = continued.get(spot.pk)
+        if continuation is not None and round.state != RoundState.VOIDED:
+            # The live round settled only the side bets; the rest is the continuation's, once it settles.
+            net = None if net is None or continuation.net is None else net + continuation.net
         returned = None
         if spot_bets and all(b["cash_return"] is not None for b in spot_bets):
             returned = sum(b["cash_return"] for b in spot_bets)
         views.append(SpotView(
             spot=spot, label=spot.label, bets=spot_bets, decisions=decisions.get(spot.pk, []), hands=hands,
-            net=net, result_label=_result_label(round, spot, net), staked=sum(b["amount"] for b in spot_bets),
-            returned=returned,
+            net=net, result_label=_result_label(round, spot, net, continuation),
+            staked=sum(b["amount"] for b in spot_bets),
+            returned=returned, continuation=continuation,
         ))
     return views
 
@@ -165,11 +175,13 @@ def _result_hand(result) -> HandView:
     return _hand_view(None, result)
 
 
-def _result_label(round: Round, spot: Spot, net: int | None) -> str:
+def _result_label(round: Round, spot: Spot, net: int | None, continuation: ContinuationView | None = None) -> str:
     if spot.voided_at is not None:
         return "spot voided, stakes refunded"
     if round.state == RoundState.VOIDED:
         return "round voided, stakes refunded" if round.refunds_done_at else "round voided, refund pending"
+    if net is None and continuation is not None and round.state == RoundState.SETTLED:
+        return "non-live continuation in play"
     if net is None:
         return "in play" if round.state != RoundState.SETTLED else "no bet"
     return "won" if net > 0 else "lost" if net < 0 else "even"
@@ -186,3 +198,26 @@ def round_spots_page(*, round: Round, after: int | None = None, player=None,
     page = list(spots[: limit + 1])
     shown = page[:limit]
     return _spot_views(round, shown), (shown[-1].pk if len(page) > limit else None)
+
+
+SHOE_HISTORY = 10
+
+
+def shoe_history(*, round: Round) -> list[dict[str, Any]]:
+    """The table's shoes up to this round's (newest first, a few): rounds dealt from each, the burn, the round
+    the cut card came out in and the shoe's last round, and which set of cards was in it."""
+    from django.db.models import Count
+
+    from rounds.models import Shoe
+
+    shoes = (Shoe.objects.filter(table_id=round.table_id, number__lte=round.shoe.number)
+             .annotate(round_count=Count("rounds")).select_related("cut_card_round", "last_round")
+             .order_by("-number")[:SHOE_HISTORY])
+    return [{
+        "shoe": shoe, "current": shoe.pk == round.shoe_id, "rounds": shoe.round_count,
+        "burn": (f"{shoe.burn_card} shown, {shoe.burned} burned" if shoe.burn_card else "no burn"),
+        "cut_card": shoe.cut_card_round.game_number if shoe.cut_card_round else "",
+        "last_round": shoe.last_round.game_number if shoe.last_round else "",
+        "this_is_last": shoe.last_round_id == round.pk,
+        "this_is_cut": shoe.cut_card_round_id == round.pk,
+    } for shoe in shoes]

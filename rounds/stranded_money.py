@@ -61,13 +61,13 @@ class _Held:
         return f"{_money(self.totals)} ({_bets(self.count)})"
 
 
-def _pending_stakes(now: datetime) -> tuple[dict[int, _Held], dict[int, _Held]]:
+def _pending_stakes(*, now: datetime) -> tuple[dict[int, _Held], dict[int, _Held]]:
     """Unresolved stakes by round (spots not voided) and by voided spot, in one pass over the round bets.
 
-    A position in a non-live continuation keeps its stakes held, legitimately, until the player finishes it or its
-    deadline passes (the continuations sweep then completes it); only one still open after that is stranded."""
-    open_continuation = Continuation.objects.filter(spot_id=OuterRef("spot_id"), finished_at__isnull=True,
-                                                    deadline__gt=now - STUCK_AFTER)
+    A position in a non-live continuation keeps its stakes held after the live round settles, rightly, until the
+    continuation settles: at the latest at its deadline (then the sweep has STUCK_AFTER to finish it)."""
+    open_continuation = Continuation.objects.filter(
+        spot_id=OuterRef("spot_id"), finished_at__isnull=True, deadline__gt=now - STUCK_AFTER)
     rows = (
         RoundBet.objects.filter(~Exists(BetResolution.objects.filter(bet_id=OuterRef("wallet_bet_id"))),
                                 ~Exists(open_continuation))
@@ -97,7 +97,7 @@ def _round_ids(round: Round, **more) -> dict:
 def stranded_money_check(*, now: datetime) -> list[Discrepancy]:
     """Stakes still held in a round that is settled, refunded or long in play; on a voided spot; and rounds
     stuck settling or waiting for their refunds."""
-    by_round, by_voided_spot = _pending_stakes(now)
+    by_round, by_voided_spot = _pending_stakes(now=now)
     stuck_before = now - STUCK_AFTER
     stuck = {r.pk: r for r in Round.objects.filter(
         Q(state=RoundState.SETTLING, settling_at__lte=stuck_before)

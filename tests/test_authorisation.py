@@ -205,6 +205,7 @@ API = {
     ("GET", ROUND): ("", None, expect(player=OK, other=404, support=OK, operator=OK)),
     ("POST", ROUND + "close-betting/"): ("", None, expect(operator=409)),
     ("POST", ROUND + "cards/"): ("", {}, expect(operator=400)),
+    ("POST", ROUND + "cut-card/"): ("", None, expect(operator=409)),
     ("POST", ROUND + "dealer-complete/"): ("", None, expect(operator=409)),
     ("POST", ROUND + "void/"): ("", {}, expect(support=400, operator=400)),
     ("POST", ROUND + "reverse/"): ("", {}, expect(support=400, operator=400)),

@@ -31,6 +31,7 @@ from rounds.api.staff import RecordApi, ReplayApi, ReverseApi, RoundListApi, Voi
 from rounds.api.studio import (
     CardApi,
     CloseBettingApi,
+    CutCardApi,
     DealerCompleteApi,
     TableCloseApi,
     TablePauseApi,
@@ -39,7 +40,7 @@ from rounds.api.studio import (
 )
 
 __all__ = [
-    "BetsApi", "BetsDoubleApi", "BetsRepeatApi", "CardApi", "CloseBettingApi", "ConfirmApi", "ContinuationApi",
+    "BetsApi", "BetsDoubleApi", "BetsRepeatApi", "CardApi", "CloseBettingApi", "ConfirmApi", "ContinuationApi", "CutCardApi",
     "ContinuationDecisionApi", "ContinuationReconnectApi", "DealerCompleteApi",
     "DecisionApi", "InsuranceApi", "LeaveApi", "MyRoundsApi", "RecordApi", "ReplayApi", "ReverseApi", "RoundApi",
     "RoundListApi", "StatsApi", "TableCloseApi", "TableCurrentRoundApi", "TablePauseApi", "TableResumeApi",

@@ -97,6 +97,21 @@ class CloseBettingApi(APIView):
         return state_response(request, round)
 
 
+class CutCardApi(APIView):
+    permission_classes = [STUDIO]
+
+    @extend_schema(summary="The cut card came out in this round: the next round is the shoe's last (studio)",
+                   request=None, responses={200: inline_serializer("CutCard", {
+                       "shoe": serializers.IntegerField(), "cut_card_round": serializers.CharField(),
+                       "message": serializers.CharField()}), **ERRORS})
+    @retried_on_contention
+    def post(self, request, game_number: str):
+        round = round_or_404(game_number)
+        shoe = services.shoe_cut_card(round_id=round.pk, actor=request.user)
+        return Response({"shoe": shoe.number, "cut_card_round": round.game_number,
+                         "message": "the cards will be replaced in the following round"})
+
+
 class CardApi(APIView):
     permission_classes = [STUDIO]
 

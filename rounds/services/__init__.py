@@ -44,7 +44,7 @@ from rounds.services.continuation import (
 )
 from rounds.services.dealing import card_record, round_betting_close
 from rounds.services.insurance import insurance_decide
-from rounds.services.opening import round_open, shoe_start
+from rounds.services.opening import round_open, shoe_cut_card, shoe_start
 from rounds.services.play import PLAYER_ACTIONS, STATUS_OF, decision_make
 from rounds.services.settlement import dealer_complete, round_settle
 from rounds.services.sweeps import RECOVERY_GRACE_SECONDS, rounds_recovery_sweep
@@ -85,6 +85,7 @@ __all__ = [
     "round_void_refunds",
     "rounds_recovery_sweep",
     "rounds_timers_sweep",
+    "shoe_cut_card",
     "shoe_start",
     "table_close",
     "table_open",

@@ -10,7 +10,7 @@ from rounds.audit import actor_user, event_add
 from rounds.engine.cards import parse_card
 from rounds.engine.errors import EngineError
 from rounds.errors import IllegalTransition, InvalidCard, InvalidRoundRequest, TableNotPlaying
-from rounds.locks import table_lock
+from rounds.locks import round_lock, table_lock
 from rounds.models import ACTIVE_STATES, ActorKind, Round, RoundState, Shoe
 from rounds.services._common import _now, _studio_check
 from tables import selectors as table_selectors
@@ -40,7 +40,33 @@ def shoe_start(*, table: Table, actor=None, burn_card: str = "", now: datetime |
             table=fresh, number=(last.number + 1) if last else 1, decks=fresh.decks, started_at=now,
             started_by=actor_user(actor), burn_card=str(shown) if shown else "",
             burned=shown.points if shown else 0,
+            # The set that was on the shuffle table comes in; the one that played goes to be shuffled.
+            card_set=(2 if last.card_set == 1 else 1) if last else 1,
         )
+
+
+CUT_CARD_STATES = (RoundState.DEALING, RoundState.INSURANCE, RoundState.DECISIONS, RoundState.DEALER)
+
+
+def shoe_cut_card(*, round_id: int, actor, now: datetime | None = None) -> Shoe:
+    """The cut card came out while this round was dealt: the round completes on the shoe, the next round is the
+    shoe's last, and the new shoe starts after it."""
+    _studio_check(actor)
+    now = _now(now)
+    with transaction.atomic(durable=True):
+        round = round_lock(round_id)
+        if round.state not in CUT_CARD_STATES:
+            raise IllegalTransition(f"Round {round.game_number} is {round.get_state_display().lower()}: the cut "
+                                    "card comes out while cards are dealt.")
+        shoe = Shoe.objects.select_for_update().get(pk=round.shoe_id)
+        if shoe.cut_card_round_id is not None:
+            earlier = Round.objects.values_list("game_number", flat=True).get(pk=shoe.cut_card_round_id)
+            raise IllegalTransition(f"The cut card of shoe {shoe.number} already came out in round {earlier}.")
+        shoe.cut_card_round, shoe.cut_card_at = round, now
+        shoe.save(update_fields=["cut_card_round", "cut_card_at"])
+        event_add(round, "cut_card", actor_kind=ActorKind.DEALER, actor=actor, at=now,
+                  payload={"shoe": shoe.number, "message": "the cards will be replaced in the following round"})
+    return shoe
 
 
 def _game_number(code: str, at: datetime) -> str:
@@ -72,12 +98,19 @@ def round_open(*, table: Table, actor=None, now: datetime | None = None) -> Roun
         if shoe is None:
             shoe = Shoe.objects.create(table=fresh, number=1, decks=fresh.decks, started_at=now,
                                        started_by=actor_user(actor))
+        if shoe.last_round_id is not None:
+            raise IllegalTransition(f"Shoe {shoe.number} at table {fresh.code} has had its last round: start the "
+                                    "new shoe (the cards are replaced) before opening a round.")
+        last_of_shoe = shoe.cut_card_round_id is not None
         round = Round.objects.create(
             table=fresh, shoe=shoe, game_number=_game_number(fresh.code, now), state=RoundState.BETTING_OPEN,
             config=config, config_version=config["version"], opened_at=now, opened_by=actor_user(actor),
             deadline=now + timedelta(seconds=config["timers"]["betting_seconds"]),
         )
+        if last_of_shoe:
+            shoe.last_round = round
+            shoe.save(update_fields=["last_round"])
         event_add(round, "opened", actor_kind=ActorKind.DEALER if actor else ActorKind.SYSTEM, actor=actor, at=now,
                   payload={"game_number": round.game_number, "table": fresh.code, "shoe": shoe.number,
-                        "config": config})
+                        "config": config, "last_of_shoe": last_of_shoe})
     return round

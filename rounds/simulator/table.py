@@ -111,6 +111,7 @@ class TableSim:
         # Its own generator: the clock's draws never shift the game's (the same seed plays the same games).
         self.clock = TableClock(traveller, Random(f"{config.seed}:clock:{index}"))
         self.shoe: Shoe | None = None
+        self.cut_round: int | None = None  # the round the cut card came out in: the next one is the shoe's last
         self.scripted = {(event.round, event.kind): event for event in config.scripted_events
                          if event.table == index}
 
@@ -141,6 +142,7 @@ class TableSim:
         self.table.refresh_from_db()
         burn = bool(self.table.new_shoe_burn)
         self.shoe = Shoe.shuffled(self.table.decks, rng=self.rng, burn=burn)
+        self.cut_round = None
         self.transport.shoe_start(studio=self.studio, table=self.table,
                                   burn_card=str(self.shoe.cards[0]) if burn else "")
         self.count("shoes")
@@ -217,14 +219,24 @@ class TableSim:
             state = self.insurance(play)
         if state == "decisions":
             state = self.decisions(play)
+        assert self.shoe is not None
+        if self.shoe.cut_card_reached and self.cut_round is None and state in ("decisions", "dealer"):
+            # The dealer saw the cut card come out in this round: the studio reports it, and the shoe plays one
+            # more round ("the cards will be replaced in the following round").
+            try:
+                self.transport.cut_card(studio=self.studio, round=ref)
+                self.cut_round = ref.id
+                self.count("cut cards")
+            except Refused as error:
+                self.refused("cut card", error)
         if state == "dealer":
             state = self.dealer(play, until=until)
         if until == "dealer_complete" and state == "dealer":
             return play
+        last_of_shoe = self.cut_round is not None and self.cut_round != ref.id
         self.round_finish(ref)
         self.after_round(play)
-        assert self.shoe is not None
-        if self.shoe.cut_card_reached:
+        if last_of_shoe:
             self.shoe_new()
         if self.on_round:
             self.on_round(self.state_of(ref))

@@ -64,6 +64,11 @@ class ServiceTransport:
 
         self.call(services.shoe_start, table=table, actor=studio, burn_card=burn_card)
 
+    def cut_card(self, *, studio, round: RoundRef) -> None:
+        from rounds import services
+
+        self.call(services.shoe_cut_card, round_id=round.id, actor=studio)
+
     def betting_close(self, *, studio, round: RoundRef, now=None) -> None:
         from rounds import services
 
@@ -247,6 +252,9 @@ class ApiTransport(ServiceTransport):
 
     def shoe_start(self, *, studio, table, burn_card: str) -> None:
         self.request(studio, "POST", f"{self.ROUNDS}tables/{table.code}/shoe/", {"burn_card": burn_card})
+
+    def cut_card(self, *, studio, round: RoundRef) -> None:
+        self.request(studio, "POST", self.url(round, "cut-card/"))
 
     def betting_close(self, *, studio, round: RoundRef, now=None) -> None:
         self.request(studio, "POST", self.url(round, "close-betting/"))

@@ -98,6 +98,7 @@ FIELDS: dict[str, list[str]] = {
     "api_rounds_table_current": [], "api_rounds_table_pause": ["reason"], "api_rounds_table_resume": [],
     "api_rounds_table_close": ["reason"], "api_rounds_table_shoe": _serializer(rounds_api.ShoeSerializer),
     "api_round": [], "api_round_close_betting": [], "api_round_cards": _serializer(rounds_api.CardSerializer),
+    "api_round_cut_card": [],
     "api_round_dealer_complete": [], "api_round_void": ["reason"], "api_round_reverse": ["reason"],
     "api_round_bets": _serializer(rounds_api.BetPlaceSerializer), "api_round_bets_repeat": [],
     "api_round_bets_double": [], "api_round_confirm": [], "api_round_leave": [],

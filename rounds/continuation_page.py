@@ -1,0 +1,150 @@
+"""A non-live continuation as the round page and the player's game page show it (rules.md, Disconnection:
+`non_live`): the cards carried over from the live round kept apart from the cards the server drew, each decision
+with its time and who took it, the hands the engine makes of them and their result.
+
+Read from the continuation's own row and its audit events, never from the live round's cards: the live seat
+played on without the player, and its hands are not the player's money.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from rounds.continuation_play import ContinuationState
+from rounds.engine.errors import EngineError
+from rounds.engine.hands import hand_value
+from rounds.models import Continuation, Round, RoundBet, RoundEvent
+from rounds.selectors import round_rules
+
+WHERE_LABELS = {"player": "the hand", "stream": "the hand", "dealer": "the dealer"}
+BY_LABELS = {"player": "the player", "system": "the timeout rule"}
+
+
+@dataclass
+class ContinuationHand:
+    cards: list[str]
+    total: int
+    soft: bool
+    outcome_label: str = ""
+    net: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ContinuationView:
+    continuation: Continuation
+    status_label: str
+    carried_player: list[str]
+    carried_dealer: list[str]
+    live_actions: list[str]  # decisions taken in the live round before the disconnection
+    drawn: list[dict[str, Any]]  # {"to", "card", "at"} in the order drawn
+    decisions: list[dict[str, Any]]  # {"at", "hand", "action", "by", "funded"}
+    hands: list[ContinuationHand]
+    dealer: list[str]
+    dealer_carried: int
+    dealer_total: str
+    net: int | None
+    result_label: str
+
+
+def _total(cards: list[str]) -> tuple[int, bool]:
+    from rounds.engine.cards import parse_card
+
+    if not cards:
+        return 0, False
+    total, soft = hand_value([parse_card(c) for c in cards])
+    return total, soft and total <= 21
+
+
+def _status_label(continuation: Continuation) -> str:
+    if continuation.finished_at is not None:
+        who = "by the player" if continuation.finished_by == "player" else "by the timeout rule"
+        return f"finished {who} {continuation.finished_at:%Y-%m-%d %H:%M:%S} UTC"
+    if continuation.reconnected_at is None:
+        return (f"waiting for the player to reconnect; the timeout rule finishes it at "
+                f"{continuation.deadline:%Y-%m-%d %H:%M:%S} UTC")
+    return (f"the player reconnected {continuation.reconnected_at:%H:%M:%S} UTC and is deciding; the timeout rule "
+            f"finishes it at {continuation.deadline:%Y-%m-%d %H:%M:%S} UTC")
+
+
+def _state(round: Round, continuation: Continuation) -> ContinuationState:
+    bets = list(RoundBet.objects.filter(spot_id=continuation.spot_id).values_list("kind", "amount"))
+    main = sum(a for k, a in bets if k in ("main", "bet_behind"))
+    golden = sum(a for k, a in bets if k == "golden_chip")
+    return ContinuationState(
+        rules=round_rules(round), label="continuation", main=main, golden=golden,
+        insurance=continuation.insurance, first=list(continuation.first), stream=list(continuation.stream),
+        dealer=list(continuation.dealer), actions=list(continuation.actions), funded=list(continuation.funded),
+        unit=main + golden, insurance_stake=sum(a for k, a in bets if k == "insurance"), shoe=[])
+
+
+def _hands(round: Round, continuation: Continuation) -> list[ContinuationHand]:
+    from rounds.round_page import OUTCOME_LABELS
+
+    state = _state(round, continuation)
+    try:
+        if continuation.finished_at is not None:
+            settled = state.settle()
+            raw = [(list(h.cards), OUTCOME_LABELS.get(h.outcome, h.outcome), h.net,
+                    ["doubled"] * bool(h.double_stake) + ["free bet"] * bool(h.free_stake)) for h in settled.hands]
+        else:
+            raw = [([str(c) for c in h.cards], "", None, ["doubled"] * bool(getattr(h, "doubled", False)))
+                   for h in state.turn().hands]
+    except EngineError:
+        return []
+    hands = []
+    for cards, label, net, notes in raw:
+        total, soft = _total(cards)
+        hands.append(ContinuationHand(cards=cards, total=total, soft=soft, outcome_label=label, net=net,
+                                      notes=notes))
+    return hands
+
+
+def continuation_views(round: Round, spot_ids: list[int]) -> dict[int, ContinuationView]:
+    """spot id -> its continuation as the pages show it (only the spots that left the live round)."""
+    rows = list(Continuation.objects.filter(round=round, spot_id__in=spot_ids).order_by("id"))
+    if not rows:
+        return {}
+    events: dict[int, list[tuple[str, datetime, str, dict[str, Any]]]] = defaultdict(list)
+    for kind, at, actor_kind, payload in (
+        RoundEvent.objects.filter(round=round, kind__in=("continuation_cards", "continuation_decision"))
+        .order_by("id").values_list("kind", "at", "actor_kind", "payload")
+    ):
+        events[payload.get("continuation")].append((kind, at, actor_kind, payload))
+    views = {}
+    for row in rows:
+        drawn, decisions = [], []
+        for kind, at, actor_kind, payload in events.get(row.pk, []):
+            if kind == "continuation_cards":
+                drawn.extend({"to": WHERE_LABELS.get(c["to"], c["to"]), "card": c["card"], "at": at}
+                             for c in payload["cards"])
+            else:
+                decisions.append({"at": at, "hand": payload["hand"] + 1, "action": payload["action"],
+                                  "by": BY_LABELS.get(actor_kind, actor_kind), "funded": payload["funded"]})
+        settlement = row.settlement or {}
+        net = settlement.get("net")
+        result = ("in play" if net is None else "won" if net > 0 else "lost" if net < 0 else "even")
+        dealer = list(row.dealer)
+        dealer_total, dealer_soft = _total(dealer)
+        views[row.spot_id] = ContinuationView(
+            continuation=row, status_label=_status_label(row),
+            carried_player=list(row.carried.get("player", [])) + list(row.carried.get("stream", [])),
+            carried_dealer=list(row.carried.get("dealer", [])), live_actions=list(row.actions[:row.live_decisions]),
+            drawn=drawn, decisions=decisions, hands=_hands(round, row), dealer=dealer,
+            dealer_carried=len(row.carried.get("dealer", [])),
+            dealer_total=(f"soft {dealer_total}" if dealer_soft else str(dealer_total)) if dealer else "",
+            net=net, result_label=result)
+    return views
+
+
+def continuation_nets(*, player, round_ids: list[int]) -> dict[int, list[tuple[str, str, int | None]]]:
+    """round id -> (spot label, currency, settled net or None while unfinished) of the player's continuations."""
+    nets: dict[int, list[tuple[str, str, int | None]]] = defaultdict(list)
+    for row in (Continuation.objects.filter(round_id__in=round_ids, player=player).select_related("spot")
+                .only("round_id", "settlement", "spot__seat", "spot__behind", "spot__player_id", "spot__currency")):
+        nets[row.round_id].append((row.spot.label, row.spot.currency,
+                                   row.settlement["net"] if row.settlement else None))
+    return dict(nets)
