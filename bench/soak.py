@@ -617,7 +617,12 @@ def soak_report(args, report, results, counts, chaos: Chaos, faults: Faults, rac
         "## Recovery after each fault",
         "",
         "From the moment the database or the broker is back until every round that was waiting at the fault is "
-        f"settled (the goal: under {RECOVERY_GOAL_SECONDS:.0f} s).",
+        f"settled (the goal: under {RECOVERY_GOAL_SECONDS:.0f} s). Every table's round is completed by the dealer "
+        "at once; PostgreSQL is stopped (`-m immediate`) while they settle, or Redis is killed (SIGKILL, nothing "
+        "persisted) while their settlements wait on the queue, with the workers alive and trying to reconnect "
+        "throughout. After a database restart the settle tasks' own retries (at most 2 s apart) bring the rounds "
+        "back; after a broker restart the settlements are lost, and the sweep each worker queues once it is back "
+        "on the broker (tried every second) queues them again.",
         "",
         "| Fault | Times | Rounds | Recovery min / median / max | Goal |",
         "|---|---|---|---|---|",
