@@ -266,6 +266,9 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 # that gave up would only do the same, more noisily).
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Our consumer tries the broker again every second at most (Celery's waits grow to 30 s) and, once back, has the
+# apps queue again what a restarted broker may have lost (the rounds waiting to settle or be refunded).
+CELERY_WORKER_CONSUMER = "casino.worker_consumer:Consumer"
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
