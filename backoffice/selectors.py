@@ -205,7 +205,11 @@ def round_config_summary(round: Round) -> dict[str, Any]:
         "version": round.config_version, "rules": rules, "rules_name": rules.name, "decks": rules.decks,
         "dealing": rules.dealing, "seats": config.get("seats"), "common_draw": config.get("common_draw"),
         "side_bets": config.get("side_bets", []), "paytables": config.get("paytables", {}),
-        "limits": config.get("limits", {}), "features": [k for k, v in config.get("features", {}).items() if v],
+        "limits": config.get("limits", {}),
+        "limit_rows": [{"bet": bet, "currency": currency, **limit}
+                       for bet, by_currency in config.get("limits", {}).items()
+                       for currency, limit in sorted(by_currency.items())],
+        "features": [k for k, v in config.get("features", {}).items() if v],
         "timers": config.get("timers", {}), "currencies": config.get("currencies", []),
     }
 
