@@ -70,9 +70,10 @@ ID_QUERY = re.compile(r"^(?:(?P<kind>player|user|p|u|transaction|txn|tx|t)\s*)?#
 
 
 def _prefix_rounds(prefix: str, *, limit: int = SEARCH_LIMIT) -> list[Round]:
-    """Rounds whose game number starts with prefix (index rounds_round_game_number_prefix), newest first."""
+    """Rounds whose game number starts with prefix (index rounds_round_game_number_prefix), newest first by the
+    order they were opened in: the game numbers of one second end -2 ... -10, -11, which sort wrongly as text."""
     return list(Round.objects.filter(game_number__startswith=prefix).select_related("table")
-                .order_by("-game_number")[:limit])
+                .order_by("-opened_at", "-id")[:limit])
 
 
 def _partial_prefix(code: str, day: date | None, clock: str | None, today: date) -> str | None:

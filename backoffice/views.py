@@ -49,8 +49,10 @@ def _bad(message: str):
 # --- search --------------------------------------------------------------------------------------------------
 
 @require_GET
-@permission_required("lookup_players")
+@permission_required("view_backoffice")
 def search(request):
+    """Finding a round, player or transaction is a read, like the pages it leads to: every member of staff who may
+    read the back office (operators too, whose round pages' breadcrumbs link here) may search it."""
     result = selectors.search(query=request.GET.get("q", ""))
     if result.redirect_to:
         name, args = result.redirect_to
