@@ -110,7 +110,7 @@ PAGES = {
     "api-schema": [("GET", (), "", expect(403, OK, OK, OK, OK))],
     "api-docs": [("GET", (), "", expect(LOGIN, OK, OK, OK, OK))],  # a page: a visitor is sent to sign in
     # the back office
-    "backoffice_search": [("GET", (), "?q=past", SUPPORT)],
+    "backoffice_search": [("GET", (), "?q=past", STAFF)],  # a read: the round pages' breadcrumb links here
     "backoffice_round": [("GET", ("past",), "", STAFF)],
     "backoffice_round_void": [("GET", ("past",), "", POST_ONLY), ("POST", ("past",), "", expect(support=400,
                                                                                                  operator=400))],
