@@ -61,14 +61,17 @@ def _session_key(value) -> str:
 # --- settings ----------------------------------------------------------------------------------------------
 
 def player_settings_update(*, player, sound_on: bool, sound_volume: int, dealer_voice: bool, video_quality: str,
-                           hide_others_chat: bool) -> PlayerProfile:
-    """Store the player's sound, video and chat preferences; every device reads them from here."""
+                           hide_others_chat: bool, auto_confirm_bets: bool | None = None) -> PlayerProfile:
+    """Store the player's sound, video, chat and bet-confirmation preferences; every device reads them from
+    here. `auto_confirm_bets` None keeps the stored choice."""
     require_permission(player, "play")
     values: dict[str, Any] = {
         "sound_on": _flag(sound_on, what="Sound"),
         "dealer_voice": _flag(dealer_voice, what="The dealer's voice"),
         "hide_others_chat": _flag(hide_others_chat, what="Hiding other players' chat"),
     }
+    if auto_confirm_bets is not None:
+        values["auto_confirm_bets"] = _flag(auto_confirm_bets, what="Confirming bets automatically")
     if isinstance(sound_volume, bool) or not isinstance(sound_volume, int) or not 0 <= sound_volume <= 100:
         raise PlayerRequestError(f"The volume is a whole number from 0 to 100, not {sound_volume!r}.")
     if video_quality not in VideoQuality.values:

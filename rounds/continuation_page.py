@@ -78,7 +78,8 @@ def _status_label(continuation: Continuation) -> str:
 
 
 def _state(round: Round, continuation: Continuation) -> ContinuationState:
-    bets = list(RoundBet.objects.filter(spot_id=continuation.spot_id).values_list("kind", "amount"))
+    bets = list(RoundBet.objects.filter(spot_id=continuation.spot_id, returned__isnull=True).values_list(
+        "kind", "amount"))
     main = sum(a for k, a in bets if k in ("main", "bet_behind"))
     golden = sum(a for k, a in bets if k == "golden_chip")
     return ContinuationState(

@@ -27,8 +27,9 @@ CHARLIE_CHOICES = [("", "No Charlie rule"), *((str(n), f"{n} cards win") for n i
 
 
 FIELDS_BY_PROFILE = {
-    Profile.FREE_BET: {"dealing", "seats", "bet_behind", "multi_seat", "golden_chips"},
-    Profile.FREE_BET_SEATED: {"dealing", "golden_chips"},
+    Profile.FREE_BET: {"dealing", "seats", "bet_behind", "multi_seat", "golden_chips", "deal_now_players",
+                       "multiple_bets"},
+    Profile.FREE_BET_SEATED: {"dealing", "golden_chips", "multiple_bets"},
     Profile.CLASSIC: set(),
 }
 
@@ -77,6 +78,9 @@ class TableSettingsForm(forms.Form):
     deal_now = forms.BooleanField(label="Deal Now", required=False)
     auto_confirm = forms.BooleanField(label="Confirm bets automatically", required=False)
     golden_chips = forms.BooleanField(label="Golden Chips", required=False)
+    multiple_bets = forms.BooleanField(label="Multiple Bets (more bets after confirming)", required=False)
+    deal_now_players = WholeNumberField(label="Deal Now offered up to this many seated players", min_value=1,
+                                        max_value=MAX_SEATS)
     betting_seconds = WholeNumberField(label="Betting time (seconds)", min_value=5, max_value=120)
     decision_seconds = WholeNumberField(label="Decision time (seconds)", min_value=3, max_value=60)
     currencies = forms.CharField(label="Currencies", help_text="ISO codes separated by commas, e.g. EUR, GBP")
@@ -89,7 +93,8 @@ class TableSettingsForm(forms.Form):
     GROUPS = (
         ("Rules", ("dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule",
                    "new_shoe_burn", "disconnect_policy", "non_live_deadline")),
-        ("Seats and features", ("seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips")),
+        ("Seats and features", ("seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
+                                "multiple_bets", "deal_now_players")),
         ("Timers and currencies", ("betting_seconds", "decision_seconds", "currencies")),
     )
 

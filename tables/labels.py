@@ -8,7 +8,8 @@ from __future__ import annotations
 from tables.models import BetType, Dealing, DisconnectPolicy, Profile, TableState, TimeoutRule
 
 FEATURE_LABELS = {"bet_behind": "Bet Behind", "multi_seat": "Multi Seat", "deal_now": "Deal Now",
-                  "auto_confirm": "auto-confirmed bets", "golden_chips": "Golden Chips"}
+                  "auto_confirm": "auto-confirmed bets", "golden_chips": "Golden Chips",
+                  "multiple_bets": "Multiple Bets"}
 
 LINE_LABELS = {
     "suited_pair": "Suited pair", "pair": "Pair",

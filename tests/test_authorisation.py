@@ -213,6 +213,10 @@ API = {
     ("POST", ROUND + "bets/repeat/"): ("", None, expect(player=400, other=400)),
     ("POST", ROUND + "bets/double/"): ("", None, expect(player=409, other=400)),
     ("POST", ROUND + "confirm/"): ("", None, expect(player=409, other=409)),
+    ("POST", ROUND + "bets/undo/"): ("", None, expect(player=409, other=409)),
+    ("POST", ROUND + "bets/confirm/"): ("", None, expect(player=409, other=409)),
+    ("POST", ROUND + "seats/move/"): ("", {}, expect(player=400, other=400)),
+    ("POST", ROUND + "seats/give-up/"): ("", {}, expect(player=400, other=400)),
     ("POST", ROUND + "leave/"): ("", None, PLAYERS),  # leaving a settled round changes nothing
     ("POST", ROUND + "insurance/"): ("", {}, expect(player=400, other=400)),
     ("POST", ROUND + "decisions/"): ("", {}, expect(player=400, other=400)),

@@ -29,7 +29,7 @@ PROFILE_NAME = {"free_bet": "Free Bet Blackjack", "free_bet_seated": "Live Free 
 PROFILE_FEATURES = {
     "free_bet": {},
     "free_bet_seated": {"bet_behind": True},
-    "classic": {"bet_behind": True, "multi_seat": True, "deal_now": True, "golden_chips": True},
+    "classic": {"bet_behind": True, "multi_seat": True, "deal_now": True, "auto_confirm": True, "golden_chips": True},
 }
 SETTLE_MODES = ("worker", "inline")
 
