@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "rounds",
     "players",
     "backoffice",
+    "responsible",
 ]
 
 MIDDLEWARE = [
@@ -67,6 +68,8 @@ MIDDLEWARE = [
     "accounts.middleware.LoginStepsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Only on the play pages (one read there): an excluded player is sent to the responsible-gambling page.
+    "responsible.middleware.ExcludedPlayerMiddleware",
     "casino.ratelimit.LoginRateLimitMiddleware",
     # Last, as django-axes asks: it turns a lockout flagged during authenticate() into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -298,6 +301,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+# Responsible gambling (docs/responsible.md). The jurisdiction of a player with none set (its rules: the
+# responsible.Jurisdiction rows, which operators edit in the admin), the national self-exclusion register's
+# adapter, and the checks the wallet runs in every deposit under the account lock.
+RESPONSIBLE_DEFAULT_JURISDICTION = env_str("RESPONSIBLE_DEFAULT_JURISDICTION", "MT")
+RESPONSIBLE_EXCLUSION_REGISTER = env_str("RESPONSIBLE_EXCLUSION_REGISTER", "responsible.register.DatabaseRegister")
+WALLET_DEPOSIT_CHECKS = ["responsible.checks.deposit_allowed"]
+RESPONSIBLE_PLAY_PATHS = ["/me/tables/"]
 
 LOGGING = {
     "version": 1,
