@@ -21,7 +21,7 @@ class ChatLogForm(forms.Form):
     table = forms.CharField(label="Table code", required=False, max_length=16)
     player = forms.CharField(label="Player (user name)", required=False, max_length=150)
     game = forms.CharField(label="Around game number", required=False, max_length=40)
-    window = WholeNumberField(label="Minutes either side of the game", required=False, min_value=0,
+    window = WholeNumberField(label="Minutes either side of the game (5 if empty)", required=False, min_value=0,
                               max_value=WINDOW_MAX_MINUTES,
                               widget=forms.NumberInput(attrs={"placeholder": str(WINDOW_DEFAULT_MINUTES)}))
 
