@@ -25,6 +25,9 @@ class SettingsSerializer(serializers.Serializer):
                                               "left as stored when absent")
     video_quality = serializers.ChoiceField(choices=VideoQuality.choices)
     hide_others_chat = JsonBooleanField()
+    auto_confirm_bets = JsonBooleanField(
+        required=False, help_text="where the table confirms bets when betting time ends; false: I confirm by hand "
+                                  "(unconfirmed bets are returned when betting closes)")
     chat_disabled = serializers.BooleanField(read_only=True)
     chat_disabled_reason = serializers.CharField(read_only=True)
 
@@ -32,7 +35,7 @@ class SettingsSerializer(serializers.Serializer):
 class MySettings(APIView):
     permission_classes = [PLAYER]
 
-    @extend_schema(summary="My settings (sound, video, chat)", responses=SettingsSerializer)
+    @extend_schema(summary="My settings (sound, video, chat, bet confirmation)", responses=SettingsSerializer)
     def get(self, request):
         return Response(SettingsSerializer(selectors.player_profile(player=request.user)).data)
 

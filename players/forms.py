@@ -16,6 +16,10 @@ class SettingsForm(forms.Form):
     video_quality = forms.ChoiceField(choices=VideoQuality.choices, label="Video quality",
                                       widget=forms.RadioSelect)
     hide_others_chat = forms.BooleanField(required=False, label="Hide other players' chat messages")
+    auto_confirm_bets = forms.BooleanField(
+        required=False, label="Confirm my bets automatically when betting time ends",
+        help_text="At tables that offer it. Switched off, you confirm your bets yourself; bets you have not "
+                  "confirmed when betting closes are returned to you.")
 
 
 class TipForm(AmountForm):

@@ -35,6 +35,9 @@ class PlayerProfile(models.Model):
     voice_volume = models.PositiveSmallIntegerField(default=70, help_text="the dealer's (presenter's) voice, 0-100")
     video_quality = models.CharField(max_length=8, choices=VideoQuality.choices, default=VideoQuality.AUTO)
     hide_others_chat = models.BooleanField(default=False)
+    # Where a table confirms bets automatically at the end of betting time, a player may switch it off and
+    # confirm by hand (then unconfirmed bets are returned when betting closes).
+    auto_confirm_bets = models.BooleanField(default=True)
     chat_disabled = models.BooleanField(default=False)
     chat_disabled_reason = models.CharField(max_length=REASON_MAX_LENGTH, blank=True)
     chat_disabled_at = models.DateTimeField(null=True, blank=True)

@@ -67,11 +67,12 @@ def _volume(value, *, what: str) -> int:
 
 
 def player_settings_update(*, player, sound_on: bool, sound_volume: int, dealer_voice: bool, video_quality: str,
-                           hide_others_chat: bool, voice_volume: int | None = None) -> PlayerProfile:
-    """Store the player's sound, video and chat preferences; every device reads them from here.
+                           hide_others_chat: bool, voice_volume: int | None = None,
+                           auto_confirm_bets: bool | None = None) -> PlayerProfile:
+    """Store the player's sound, video, chat and bet-confirmation preferences; every device reads them from here.
 
-    `voice_volume` (the dealer's voice, beside the game sound's `sound_volume`): None keeps the stored level, so
-    a client that does not know the setting yet leaves it alone."""
+    `voice_volume` (the dealer's voice, beside the game sound's `sound_volume`) and `auto_confirm_bets`: None keeps
+    the stored choice, so a client that does not know the setting yet leaves it alone."""
     require_permission(player, "play")
     values: dict[str, Any] = {
         "sound_on": _flag(sound_on, what="Sound"),
@@ -81,6 +82,8 @@ def player_settings_update(*, player, sound_on: bool, sound_volume: int, dealer_
     }
     if voice_volume is not None:
         values["voice_volume"] = _volume(voice_volume, what="The dealer's voice volume")
+    if auto_confirm_bets is not None:
+        values["auto_confirm_bets"] = _flag(auto_confirm_bets, what="Confirming bets automatically")
     if video_quality not in VideoQuality.values:
         raise PlayerRequestError(f"Video quality is one of {', '.join(VideoQuality.values)}, not {video_quality!r}.")
     values |= {"video_quality": video_quality, "updated_at": timezone.now()}

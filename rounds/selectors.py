@@ -109,7 +109,7 @@ def round_record_load(round: Round, *, spot_ids: list[int] | None = None) -> Rou
     ):
         record.cards.setdefault((target, seat), []).append(card)
     spots = Spot.objects.filter(round=round)
-    bets = RoundBet.objects.filter(round=round)
+    bets = RoundBet.objects.filter(round=round, returned__isnull=True)
     decisions = Decision.objects.filter(round=round)
     if spot_ids is not None:
         spots = spots.filter(pk__in=spot_ids)
@@ -146,6 +146,7 @@ def round_record_from_events(round: Round) -> AuditedRound:
     record: RoundRecord | None = None
     spots: dict[int, dict[str, Any]] = {}
     voided: set[int] = set()
+    returned: set[int] = set()
     settlement = None
     count = 0
     continuations: dict[int, dict[str, Any]] = {}
@@ -161,6 +162,10 @@ def round_record_from_events(round: Round) -> AuditedRound:
             record.bets.extend(_bet_from_payload(bet, payload["spot"]["id"]) for bet in payload["bets"])
         elif kind == "spot_voided":
             voided.add(payload["spot"])
+        elif kind == "bets_returned":
+            returned.update(payload["bets"])
+        elif kind == "spot_moved":
+            spots[payload["spot"]] = {**spots[payload["spot"]], "seat": payload["to_seat"]}
         elif kind == "card":
             record.cards.setdefault((payload["target"], payload["seat"]), []).append(payload["card"])
         elif kind == "decision":
@@ -177,6 +182,8 @@ def round_record_from_events(round: Round) -> AuditedRound:
             _continuation_event(record, continuations, kind, payload)
     if record is None:
         raise ValueError(f"round {round.game_number} has no audit trail")
+    if returned:
+        record.bets = [bet for bet in record.bets if bet.id not in returned]
     record.spots = [
         SpotRecord(id=spot_id, player_id=data["player"], seat=data["seat"], behind=data["behind"],
                    currency=data["currency"], voided=spot_id in voided)

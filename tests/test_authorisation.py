@@ -114,7 +114,7 @@ PAGES = {
     "api-schema": [("GET", (), "", expect(403, OK, OK, OK, OK))],
     "api-docs": [("GET", (), "", expect(LOGIN, OK, OK, OK, OK))],  # a page: a visitor is sent to sign in
     # the back office
-    "backoffice_search": [("GET", (), "?q=past", SUPPORT)],
+    "backoffice_search": [("GET", (), "?q=past", STAFF)],  # a read: the round pages' breadcrumb links here
     "backoffice_round": [("GET", ("past",), "", STAFF)],
     "backoffice_round_void": [("GET", ("past",), "", POST_ONLY), ("POST", ("past",), "", expect(support=400,
                                                                                                  operator=400))],
@@ -222,6 +222,10 @@ API = {
     ("POST", ROUND + "bets/repeat/"): ("", None, expect(player=400, other=400)),
     ("POST", ROUND + "bets/double/"): ("", None, expect(player=409, other=400)),
     ("POST", ROUND + "confirm/"): ("", None, expect(player=409, other=409)),
+    ("POST", ROUND + "bets/undo/"): ("", None, expect(player=409, other=409)),
+    ("POST", ROUND + "bets/confirm/"): ("", None, expect(player=409, other=409)),
+    ("POST", ROUND + "seats/move/"): ("", {}, expect(player=400, other=400)),
+    ("POST", ROUND + "seats/give-up/"): ("", {}, expect(player=400, other=400)),
     ("POST", ROUND + "leave/"): ("", None, PLAYERS),  # leaving a settled round changes nothing
     ("POST", ROUND + "insurance/"): ("", {}, expect(player=400, other=400)),
     ("POST", ROUND + "decisions/"): ("", {}, expect(player=400, other=400)),

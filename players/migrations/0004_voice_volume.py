@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('players', '0002_presence_ends_on_logout'),
+        ('players', '0003_auto_confirm_bets'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
