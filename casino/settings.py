@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "wallet",
     "rounds",
     "players",
+    "chat",
     "backoffice",
     "responsible",
 ]
@@ -213,6 +214,8 @@ RATE_LIMIT_LOGIN_PER_USERNAME = env_rate("RATE_LIMIT_LOGIN_PER_USERNAME", "10/30
 RATE_LIMIT_LOGIN_PER_ADDRESS = env_rate("RATE_LIMIT_LOGIN_PER_ADDRESS", "30/300")
 RATE_LIMIT_BETS_PER_USER = env_rate("RATE_LIMIT_BETS_PER_USER", "20/10")
 RATE_LIMIT_BETS_PER_ADDRESS = env_rate("RATE_LIMIT_BETS_PER_ADDRESS", "300/10")
+RATE_LIMIT_CHAT_PER_USER = env_rate("RATE_LIMIT_CHAT_PER_USER", "5/10")
+RATE_LIMIT_CHAT_PER_ADDRESS = env_rate("RATE_LIMIT_CHAT_PER_ADDRESS", "100/10")
 # Behind a proxy, the header that carries the client's address (e.g. X-Forwarded-For); unset: REMOTE_ADDR.
 
 # The web process and the worker must share the cache (task progress lives there).

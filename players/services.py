@@ -98,7 +98,9 @@ def _note(player, author, body: str) -> PlayerNote:
     return PlayerNote.objects.create(player=player, author=author, body=body)
 
 
-def player_chat_disable(*, player, staff, reason: str, origin: Origin | None = None) -> PlayerProfile:
+def player_chat_disable(*, player, staff, reason: str, origin: Origin | None = None,
+                        details: dict[str, Any] | None = None) -> PlayerProfile:
+    """Disable the player's chat with a reason they are told; `details` names what led to it (a chat message)."""
     require_permission(staff, "lookup_players")
     reason = _text(reason, what="reason", max_length=REASON_MAX_LENGTH)
     now = timezone.now()
@@ -109,7 +111,7 @@ def player_chat_disable(*, player, staff, reason: str, origin: Origin | None = N
         profile.save()
         _note(player, staff, f"Chat disabled: {reason}")
         staff_action_record(actor=staff, action=StaffActionKind.CHAT_DISABLED, target=for_user(player),
-                            origin=origin, reason=reason, at=now)
+                            origin=origin, reason=reason, at=now, details=details)
     return profile
 
 

@@ -45,6 +45,7 @@ def test_settings_are_stored_on_the_profile_and_read_back_on_another_device(clie
     assert 'value="35"' in page
     assert re.findall(r'name="video_quality" value="(\w+)"[^>]*checked', page) == ["low"]
     api = laptop.get("/api/players/me/settings/").json()
+    # a box left unticked on the page is "no": the dealer's voice and automatic confirmation are off
     assert api == {"sound_on": True, "sound_volume": 35, "dealer_voice": False, "voice_volume": 70,
                    "video_quality": "low", "hide_others_chat": True, "auto_confirm_bets": False,
                    "chat_disabled": False, "chat_disabled_reason": ""}
