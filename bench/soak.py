@@ -319,7 +319,7 @@ class Faults:
         fault lands while they settle (database) or while their settlements wait on the queue (broker)."""
         from django.db import connections
 
-        from rounds.simulator.table import parallel
+        from rounds.simulator.threads import parallel
 
         self.chaos.pause()
         for worker in self.workers:
