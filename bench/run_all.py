@@ -31,7 +31,12 @@ BENCHES = [
     ("RTP: exact analysis of the first hand", "rtp_exact.py", [], ["--profiles", "free_bet"]),
     ("Wallet: bet holds and batch resolution", "wallet_bench.py", [], ["--quick"]),
     ("Settlement of a 10,000-player common-draw round by a real worker", "settle_bench.py", [], ["--quick"]),
+    # Growth: the same settlement at a tenth of the players (100,000 would take hours to play up to the dealer
+    # through the services on a 2-CPU machine; docs/scaling.md argues it from the 1,000 -> 10,000 slope).
+    ("Settlement growth: 1,000 players", "settle_bench.py", ["--players", "1000"], ["--players", "200"]),
     ("Bet placement through the HTTP API (gunicorn, 50 clients)", "http_bench.py", [], ["--quick"]),
+    ("Bet placement growth: 10 clients", "http_bench.py", ["--clients", "10"], ["--quick", "--clients", "10"]),
+    ("Bet placement growth: 200 clients", "http_bench.py", ["--clients", "200"], ["--quick", "--clients", "200"]),
     ("Back office on large data", "backoffice_bench.py", ["--no-write"], ["--quick"]),
 ]
 
