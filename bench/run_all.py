@@ -12,6 +12,7 @@ import argparse
 import datetime as dt
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -52,6 +53,18 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({model}){memory}, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
+def kept_sections(titles: set[str]) -> str:
+    """The sections of the current report that no benchmark here writes (a before-and-after written by hand,
+    for one), kept as they are at the end."""
+    if not REPORT.exists():
+        return ""
+    kept = []
+    for part in re.split(r"^(?=## )", REPORT.read_text(), flags=re.M)[1:]:
+        if part.splitlines()[0][3:].strip() not in titles:
+            kept.append(part.rstrip("\n") + "\n")
+    return "".join("\n" + part for part in kept)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
@@ -83,7 +96,7 @@ def main() -> int:
         f"{' (quick run)' if args.quick else ''}, by `make bench`.\n"
         "Figures come from this one run; on a shared machine they vary with its load.\n"
     )
-    REPORT.write_text(header + "\n" + "\n".join(sections))
+    REPORT.write_text(header + "\n" + "\n".join(sections) + kept_sections({title for title, *_ in BENCHES}))
     print(f"wrote {REPORT.relative_to(ROOT)}")
     return 1 if failed else 0
 

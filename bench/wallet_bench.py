@@ -246,9 +246,11 @@ have been running on it too: figures on a shared 2-CPU machine move by ±20 % fr
   per CPU (a threaded application server) leave it to the database. The goal is judged on the latter.
 - pgbench runs at scale {scale} (one branch per client): at scale 1 its 50 clients would queue on one branch
   row and the reference would be artificially low.
-- The settlement's {figures['resolve_queries']} statements (besides BEGIN and COMMIT) are the transaction row,
-  the bets, the house accounts, the player row locks and one write; the same for 10 bets or 40,000
-  (`tests/wallet/test_services.py` asserts it).
+- The settlement's {figures['resolve_queries']} statements (besides BEGIN and COMMIT) are the transaction row, the
+  staging table created, the bets checked with their player accounts locked, the house accounts, one write and
+  the staging table dropped, plus the COPY that fills it (`wallet.resolution_sql`; below 2,000 bets the rows
+  travel as arrays and there is no staging table); the same for 2,000 bets or 400,000
+  (`tests/wallet/test_services.py` asserts it for arrays).
 """
 
 
