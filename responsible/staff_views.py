@@ -14,6 +14,7 @@ from accounts.permissions import has_role_permission, permission_required, requi
 from accounts.staffaudit import origin_from_request
 from responsible import forms, services
 from responsible.errors import ResponsibleError
+from responsible.jurisdictions import DEFAULTS, jurisdiction_ensure
 from responsible.models import Jurisdiction, RegisterEntry
 from responsible.overview import overview
 from responsible.register import register_identity, register_lookup
@@ -29,6 +30,8 @@ def _player_or_404(user_id: int):
 
 
 def _jurisdiction_choices():
+    for code in DEFAULTS:
+        jurisdiction_ensure(Jurisdiction, code)
     return [(j.code, f"{j.code} {j.name}") for j in Jurisdiction.objects.order_by("code")]
 
 

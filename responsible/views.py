@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -16,9 +16,10 @@ from players.help import UnknownLanguage, language_of
 from responsible import forms, services
 from responsible.errors import ResponsibleError
 from responsible.overview import overview
-from responsible.selectors import exclusions, limit_history
+from responsible.selectors import exclusions, limit_history, player_jurisdiction
 from wallet.currencies import money_parse
 from wallet.errors import WalletError
+from wallet.selectors import player_accounts
 
 ACTIONS = {
     "money_limit": forms.MoneyLimitForm,
@@ -55,9 +56,7 @@ def _apply(request, action: str, data: dict) -> str:
 
 
 def _local(moment) -> str:
-    from django.utils import timezone as tz
-
-    return f"{tz.localtime(moment):%Y-%m-%d %H:%M} {tz.get_current_timezone_name()}"
+    return f"{timezone.localtime(moment):%Y-%m-%d %H:%M} ({timezone.get_current_timezone_name()})"
 
 
 @require_http_methods(["GET", "POST"])
@@ -67,7 +66,9 @@ def responsible_page(request):
         language = language_of(request)
     except UnknownLanguage as error:
         return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
-    with translation.override(language):
+    # Times in the player's jurisdiction's zone: its days, weeks and months are the ones the limits count.
+    zone = player_jurisdiction(player=request.user).time_zone
+    with translation.override(language), timezone.override(zone):
         bound, status = {}, 200
         if request.method == "POST":
             action = request.POST.get("action", "")
@@ -82,7 +83,10 @@ def responsible_page(request):
                 else:
                     return redirect(f"{request.path}?lang={language}")
             bound, status = {action: form}, 400
-        page_forms = {name: bound.get(name) or cls() for name, cls in ACTIONS.items()}
+        # The player's own currencies come first in the limit form (EUR for a player with no account yet).
+        currencies = [a.currency for a in player_accounts(player=request.user)] or ["EUR"]
+        page_forms = {name: bound.get(name) or cls(initial={"currency": currencies[0]})
+                      for name, cls in ACTIONS.items()}
         response = render(request, "responsible/page.html", {
             "o": overview(player=request.user), "forms": page_forms, "page_language": language,
             "history": limit_history(player=request.user)[:50], "exclusions": exclusions(player=request.user),

@@ -1,5 +1,7 @@
 """The player's page in English and Swedish, its forms, the game client's API, and support's view."""
 
+from zoneinfo import ZoneInfo
+
 import pytest
 from django.urls import reverse
 
@@ -18,7 +20,9 @@ def test_the_page_shows_a_limit_and_its_pending_raise_with_the_time(client_for, 
     page = client.get(reverse("responsible_page") + "?lang=en").content.decode()
     pending = LimitChange.objects.order_by("id").last()
     assert "Daily deposit limit" in page and "100.00" in page and "250.00" in page
-    assert f"from {pending.effective_at:%Y-%m-%d %H}" in page
+    # In the time of the player's jurisdiction (Malta, the default), which the page says it uses.
+    assert f"from {pending.effective_at.astimezone(ZoneInfo('Europe/Malta')):%Y-%m-%d %H:%M}" in page
+    assert "counted in Europe/Malta time" in page
 
 
 def test_the_page_in_swedish(client_for, player):
