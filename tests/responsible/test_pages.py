@@ -62,3 +62,16 @@ def test_support_reads_a_players_limits_and_exclusions_and_sets_their_jurisdicti
                 {"code": "SE", "reason": "Verified Swedish address"})
     action = StaffAction.objects.get(action=StaffActionKind.RG_JURISDICTION_SET)
     assert action.reason == "Verified Swedish address" and action.details["to"] == "SE"
+
+
+def test_the_cashier_page_refuses_a_deposit_past_the_limit_with_the_reason_and_moves_nothing(client_for, player):
+    from tests.factories import new_key
+    from wallet.models import LedgerTransaction
+
+    rg.limit_set(player=player, kind="deposit", period="day", currency="EUR", value=10_00)
+    refused = client_for(player).post(reverse("wallet_cashier"), {
+        "step": "confirm", "operation": "deposit", "currency": "EUR", "amount_minor": "2000",
+        "idempotency_key": new_key()})
+    assert refused.status_code == 409
+    assert "daily deposit limit" in refused.content.decode()
+    assert not LedgerTransaction.objects.exists()
