@@ -75,3 +75,27 @@ def test_the_cashier_page_refuses_a_deposit_past_the_limit_with_the_reason_and_m
     assert refused.status_code == 409
     assert "daily deposit limit" in refused.content.decode()
     assert not LedgerTransaction.objects.exists()
+
+
+def test_a_due_reality_check_is_on_every_player_page_until_answered(client_for, player):
+    from datetime import timedelta
+
+    import time_machine
+    from django.utils import timezone
+
+    from tests.factories import new_key
+    from wallet import services
+
+    services.deposit(player=player, currency="EUR", amount=50_00, idempotency_key=new_key())
+    rg.reality_check_set(player=player, minutes=15)
+    start = timezone.now()
+    with time_machine.travel(start, tick=False) as clock:
+        client = client_for(player)
+        services.bet_hold(player=player, holds=[services.BetHoldSpec(5_00, "EUR")], idempotency_key=new_key())
+        clock.move_to(start + timedelta(minutes=10))
+        services.bet_hold(player=player, holds=[services.BetHoldSpec(5_00, "EUR")], idempotency_key=new_key())
+        clock.move_to(start + timedelta(minutes=16))
+        page = client.get(reverse("player_tables")).content.decode()
+        assert "You have played for 16 minutes." in page and "-€10.00" in page
+        client.post(reverse("responsible_reality_answer"), {"choice": "continue"})
+        assert "You have played for" not in client.get(reverse("player_tables")).content.decode()
