@@ -15,7 +15,7 @@ from responsible.overview import overview
 PLAYER = role_permission("play")
 
 
-class LimitSerializer(serializers.Serializer):
+class ResponsibleLimitSerializer(serializers.Serializer):
     kind = serializers.CharField(help_text="deposit, loss or session")
     period = serializers.CharField(help_text="day, week, month or session")
     currency = serializers.CharField(help_text="empty for a session limit")
@@ -25,25 +25,25 @@ class LimitSerializer(serializers.Serializer):
     pending_at = serializers.DateTimeField(allow_null=True, help_text="when the pending change takes effect")
 
 
-class NetSerializer(serializers.Serializer):
+class SessionNetSerializer(serializers.Serializer):
     currency = serializers.CharField()
     net = serializers.IntegerField(help_text="cash returned minus cash staked in the session, minor units")
 
 
-class RealityCheckSerializer(serializers.Serializer):
+class RealityCheckStateSerializer(serializers.Serializer):
     interval_minutes = serializers.IntegerField(allow_null=True)
     due = serializers.BooleanField(help_text="show the check now; bets are refused (409) until it is answered")
     session_started_at = serializers.DateTimeField(allow_null=True)
     played_minutes = serializers.IntegerField()
-    net = NetSerializer(many=True)
+    net = SessionNetSerializer(many=True)
 
 
-class StateSerializer(serializers.Serializer):
+class ResponsibleStateSerializer(serializers.Serializer):
     jurisdiction = serializers.CharField()
     may_play = serializers.BooleanField()
     refusal = serializers.CharField(help_text="why not, when may_play is false")
-    limits = LimitSerializer(many=True)
-    reality_check = RealityCheckSerializer()
+    limits = ResponsibleLimitSerializer(many=True)
+    reality_check = RealityCheckStateSerializer()
 
 
 def _state(player) -> dict:
@@ -59,25 +59,25 @@ def _state(player) -> dict:
     }
 
 
-class AnswerSerializer(serializers.Serializer):
+class RealityCheckAnswerSerializer(serializers.Serializer):
     choice = serializers.ChoiceField(choices=RealityCheckChoice.choices)
 
 
 class MyState(APIView):
     permission_classes = [PLAYER]
 
-    @extend_schema(summary="My limits, exclusions and reality check", responses=StateSerializer)
+    @extend_schema(summary="My limits, exclusions and reality check", responses=ResponsibleStateSerializer)
     def get(self, request):
-        return Response(StateSerializer(_state(request.user)).data)
+        return Response(ResponsibleStateSerializer(_state(request.user)).data)
 
 
 class RealityCheckAnswerApi(APIView):
     permission_classes = [PLAYER]
 
-    @extend_schema(summary="Answer the reality check (continue or stop)", request=AnswerSerializer,
-                   responses={200: StateSerializer, 400: ApiErrorSerializer})
+    @extend_schema(summary="Answer the reality check (continue or stop)", request=RealityCheckAnswerSerializer,
+                   responses={200: ResponsibleStateSerializer, 400: ApiErrorSerializer})
     def post(self, request):
-        serializer = AnswerSerializer(data=request.data)
+        serializer = RealityCheckAnswerSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         services.reality_check_answer(player=request.user, choice=serializer.validated_data["choice"])
-        return Response(StateSerializer(_state(request.user)).data)
+        return Response(ResponsibleStateSerializer(_state(request.user)).data)
