@@ -84,7 +84,9 @@ def _aggregate(*, since: datetime, until: datetime, table_id: int | None = None,
     """Per (bucket,) table, configuration version, bet type and currency: rounds, bets (spots), initial stakes,
     total staked, total returned, and the sums of squares the standard error needs. One statement: per spot
     first (a hand's doubles and splits belong to its initial bet), then per group."""
-    where = ["r.state = 'settled'", "r.settled_at >= %s", "r.settled_at < %s"]
+    # A bet the player took back while betting was open (undo, unconfirmed) was never played.
+    where = ["r.state = 'settled'", "r.settled_at >= %s", "r.settled_at < %s",
+             "NOT EXISTS (SELECT 1 FROM rounds_betreturn x WHERE x.bet_id = b.id)"]
     params: list[Any] = [since, until]
     if table_id is not None:
         where.append("r.table_id = %s")

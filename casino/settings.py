@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "wallet",
     "rounds",
     "players",
+    "chat",
     "backoffice",
     "responsible",
 ]
@@ -214,6 +215,8 @@ RATE_LIMIT_LOGIN_PER_USERNAME = env_rate("RATE_LIMIT_LOGIN_PER_USERNAME", "10/30
 RATE_LIMIT_LOGIN_PER_ADDRESS = env_rate("RATE_LIMIT_LOGIN_PER_ADDRESS", "30/300")
 RATE_LIMIT_BETS_PER_USER = env_rate("RATE_LIMIT_BETS_PER_USER", "20/10")
 RATE_LIMIT_BETS_PER_ADDRESS = env_rate("RATE_LIMIT_BETS_PER_ADDRESS", "300/10")
+RATE_LIMIT_CHAT_PER_USER = env_rate("RATE_LIMIT_CHAT_PER_USER", "5/10")
+RATE_LIMIT_CHAT_PER_ADDRESS = env_rate("RATE_LIMIT_CHAT_PER_ADDRESS", "100/10")
 # Behind a proxy, the header that carries the client's address (e.g. X-Forwarded-For); unset: REMOTE_ADDR.
 
 # The web process and the worker must share the cache (task progress lives there).
@@ -270,6 +273,9 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 # that gave up would only do the same, more noisily).
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Our consumer tries the broker again every second at most (Celery's waits grow to 30 s) and, once back, has the
+# apps queue again what a restarted broker may have lost (the rounds waiting to settle or be refunded).
+CELERY_WORKER_CONSUMER = "casino.worker_consumer:Consumer"
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"

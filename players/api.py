@@ -18,10 +18,16 @@ PLAYER = role_permission("play")
 
 class SettingsSerializer(serializers.Serializer):
     sound_on = JsonBooleanField()
-    sound_volume = JsonIntegerField(min_value=0, max_value=100)
+    sound_volume = JsonIntegerField(min_value=0, max_value=100, help_text="the game sound, 0-100")
     dealer_voice = JsonBooleanField()
+    voice_volume = JsonIntegerField(min_value=0, max_value=100, required=False,
+                                    help_text="the dealer's voice, 0-100, beside the game sound's sound_volume; "
+                                              "left as stored when absent")
     video_quality = serializers.ChoiceField(choices=VideoQuality.choices)
     hide_others_chat = JsonBooleanField()
+    auto_confirm_bets = JsonBooleanField(
+        required=False, help_text="where the table confirms bets when betting time ends; false: I confirm by hand "
+                                  "(unconfirmed bets are returned when betting closes)")
     chat_disabled = serializers.BooleanField(read_only=True)
     chat_disabled_reason = serializers.CharField(read_only=True)
 
@@ -29,7 +35,7 @@ class SettingsSerializer(serializers.Serializer):
 class MySettings(APIView):
     permission_classes = [PLAYER]
 
-    @extend_schema(summary="My settings (sound, video, chat)", responses=SettingsSerializer)
+    @extend_schema(summary="My settings (sound, video, chat, bet confirmation)", responses=SettingsSerializer)
     def get(self, request):
         return Response(SettingsSerializer(selectors.player_profile(player=request.user)).data)
 

@@ -123,12 +123,16 @@ class SpotRow(NamedTuple):
     seat: int | None
     behind: bool
     currency: str
+    confirmed: bool = False  # its player confirmed bets on it (rounds.services.returns)
+    dealt: bool = False  # its seat player pressed Deal Now
 
 
 _SPOTS_SQL = (
-    "SELECT s.id, s.player_id, s.seat, s.behind, s.currency, b.kind, CAST(SUM(b.amount) AS BIGINT) "
-    "FROM rounds_spot s LEFT JOIN rounds_roundbet b ON b.spot_id = s.id WHERE s.round_id = %s "
-    "AND s.voided_at IS NULL AND {spots} GROUP BY s.id, s.player_id, s.seat, s.behind, s.currency, b.kind "
+    "SELECT s.id, s.player_id, s.seat, s.behind, s.currency, s.confirmed_through IS NOT NULL, "
+    "s.deal_now_at IS NOT NULL, b.kind, CAST(SUM(b.amount) AS BIGINT) "
+    "FROM rounds_spot s LEFT JOIN rounds_roundbet b ON b.spot_id = s.id "
+    "AND NOT EXISTS (SELECT 1 FROM rounds_betreturn x WHERE x.bet_id = b.id) WHERE s.round_id = %s "
+    "AND s.voided_at IS NULL AND {spots} GROUP BY s.id, b.kind "
     "ORDER BY s.id"
 )
 
@@ -139,7 +143,8 @@ _SPOTS_SEATED_SQL = _SPOTS_SQL.format(spots="(s.player_id = %s OR (s.seat = %s A
 
 
 def spots_for_bet(round: Round, *, player, seat: int | None) -> tuple[list[SpotRow], dict[int, dict[str, int]]]:
-    """The player's live spots and the seat's own spot, with the stakes already on each, in one read."""
+    """The player's live spots and the seat's own spot, with the stakes already on each (returned bets not
+    counted), in one read."""
     with connection.cursor() as cursor:
         if seat is None:
             cursor.execute(_SPOTS_COMMON_DRAW_SQL, [round.pk, player.pk])
@@ -148,8 +153,9 @@ def spots_for_bet(round: Round, *, player, seat: int | None) -> tuple[list[SpotR
         rows = cursor.fetchall()
     spots: dict[int, SpotRow] = {}
     stakes: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for spot_id, player_id, spot_seat, spot_behind, spot_currency, kind, amount in rows:
-        spots.setdefault(spot_id, SpotRow(spot_id, player_id, spot_seat, bool(spot_behind), spot_currency))
+    for spot_id, player_id, spot_seat, spot_behind, spot_currency, confirmed, dealt, kind, amount in rows:
+        spots.setdefault(spot_id, SpotRow(spot_id, player_id, spot_seat, bool(spot_behind), spot_currency,
+                                          bool(confirmed), bool(dealt)))
         if kind is not None:
             stakes[spot_id][kind] += amount
     return list(spots.values()), stakes

@@ -185,6 +185,11 @@ class Spot(models.Model):
     currency = models.CharField(max_length=3)
     created_at = models.DateTimeField(default=timezone.now)
     confirmed_at = models.DateTimeField(null=True, blank=True)
+    # The last bet of the spot its player confirmed (rounds.services.confirmation): bets after it, placed at a
+    # Multiple Bets table after confirming, are not confirmed yet; none means nothing on the spot is.
+    confirmed_through = models.BigIntegerField(null=True, blank=True)
+    # The seat's player pressed Deal Now: no more Bet Behind on the seat; betting closes once every seat has.
+    deal_now_at = models.DateTimeField(null=True, blank=True)
     disconnected_at = models.DateTimeField(null=True, blank=True)
     voided_at = models.DateTimeField(null=True, blank=True)
     void_reason = models.CharField(max_length=200, blank=True)
@@ -259,6 +264,30 @@ class RoundBet(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.amount} {self.currency} (spot {self.spot_id})"
+
+
+class ReturnReason(models.TextChoices):
+    UNDO = "undo", "Undone by the player"
+    UNCONFIRMED = "unconfirmed", "Not confirmed when betting closed"
+
+
+class BetReturn(models.Model):
+    """A stake given back while betting was open, its spot keeping other bets (rounds.services.undo): the bet
+    stays a fact, its wallet hold is voided once (the unique bet), and the round no longer counts it. A spot
+    whose every bet goes back is voided instead (Spot.voided_at). Append-only."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bet_returns")
+    bet = models.OneToOneField(RoundBet, on_delete=models.PROTECT, related_name="returned")
+    reason = models.CharField(max_length=16, choices=ReturnReason.choices)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(reason__in=ReturnReason.values), name="rounds_bet_return_reason_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"bet {self.bet_id} returned ({self.reason})"
 
 
 class CardTarget(models.TextChoices):

@@ -48,6 +48,7 @@ from rounds.models import (
     Spot,
     SpotStatus,
 )
+from wallet import selectors as wallet_selectors
 
 # --- single rounds -----------------------------------------------------------------------------------------
 
@@ -108,7 +109,7 @@ def round_record_load(round: Round, *, spot_ids: list[int] | None = None) -> Rou
     ):
         record.cards.setdefault((target, seat), []).append(card)
     spots = Spot.objects.filter(round=round)
-    bets = RoundBet.objects.filter(round=round)
+    bets = RoundBet.objects.filter(round=round, returned__isnull=True)
     decisions = Decision.objects.filter(round=round)
     if spot_ids is not None:
         spots = spots.filter(pk__in=spot_ids)
@@ -145,6 +146,7 @@ def round_record_from_events(round: Round) -> AuditedRound:
     record: RoundRecord | None = None
     spots: dict[int, dict[str, Any]] = {}
     voided: set[int] = set()
+    returned: set[int] = set()
     settlement = None
     count = 0
     continuations: dict[int, dict[str, Any]] = {}
@@ -160,6 +162,10 @@ def round_record_from_events(round: Round) -> AuditedRound:
             record.bets.extend(_bet_from_payload(bet, payload["spot"]["id"]) for bet in payload["bets"])
         elif kind == "spot_voided":
             voided.add(payload["spot"])
+        elif kind == "bets_returned":
+            returned.update(payload["bets"])
+        elif kind == "spot_moved":
+            spots[payload["spot"]] = {**spots[payload["spot"]], "seat": payload["to_seat"]}
         elif kind == "card":
             record.cards.setdefault((payload["target"], payload["seat"]), []).append(payload["card"])
         elif kind == "decision":
@@ -176,6 +182,8 @@ def round_record_from_events(round: Round) -> AuditedRound:
             _continuation_event(record, continuations, kind, payload)
     if record is None:
         raise ValueError(f"round {round.game_number} has no audit trail")
+    if returned:
+        record.bets = [bet for bet in record.bets if bet.id not in returned]
     record.spots = [
         SpotRecord(id=spot_id, player_id=data["player"], seat=data["seat"], behind=data["behind"],
                    currency=data["currency"], voided=spot_id in voided)
@@ -445,13 +453,31 @@ def spot_view(record: RoundRecord, spot: SpotRecord, round: Round, *, turn: bool
     view["hands"] = [_describe_hand(hand) for hand in play.hands]
     point = play.decision() if round.state == RoundState.DECISIONS and turn else None
     if point is not None:
+        cash = offer_cash(spot, paid=point.double == "paid" or point.split == "paid")
         view["decision"] = {
             "hand": point.hand_index, "actions": list(point.actions), "double": point.double,
             "split": point.split, "double_cost": point.double_cost, "split_cost": point.split_cost,
-            "double_funded": point.double_funded, "split_funded": point.split_funded,
+            "double_funded": offer_funded(point.double, point.double_funded, point.double_cost, cash),
+            "split_funded": offer_funded(point.split, point.split_funded, point.split_cost, cash),
             "timeout_action": point.timeout_action,
         }
     return view
+
+
+def offer_cash(spot: SpotRecord, *, paid: bool) -> int | None:
+    """The cash a paid double or split would be held from now (the wallet's own read), when one is offered.
+
+    Cash, at a Golden Chip position too: its doubles and splits are paid in cash (docs/rules.md), so its Golden
+    Chip balance never funds them. Insurance bought earlier is already out of this balance."""
+    return wallet_selectors.player_balance(player=spot.player_id, currency=spot.currency) if paid else None
+
+
+def offer_funded(offer: str | None, engine_funded: bool, cost: int, cash: int | None) -> bool:
+    """Whether taking this offer now would be played as offered: a free one always, a paid one only if the
+    round's earlier fallback allows it (the engine says) and the cash covers its cost now."""
+    if offer != "paid":
+        return engine_funded
+    return engine_funded and cash is not None and cash >= cost
 
 
 def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from tables import services
 from tables.currencies import AmountError, major_to_minor, minor_to_major
 from tables.errors import TableConfigError
+from tables.labels import LINE_LABELS
 from tables.models import (
     CLASSIC_DEALINGS,
     MAX_SEATS,
@@ -24,27 +25,11 @@ from tables.models import (
 
 CHARLIE_CHOICES = [("", "No Charlie rule"), *((str(n), f"{n} cards win") for n in range(5, 11))]
 
-LINE_LABELS = {
-    "suited_pair": "Suited pair",
-    "pair": "Pair",
-    "suited_trips": "Suited trips",
-    "straight_flush": "Straight flush",
-    "three_of_a_kind": "Three of a kind",
-    "straight": "Straight",
-    "flush": "Flush",
-    "777": "7-7-7",
-    "suited_21": "Suited 21",
-    "21": "21",
-    "20": "20",
-    "19": "19",
-    "perfect": "Perfect pair",
-    "coloured": "Coloured pair",
-    "mixed": "Mixed pair",
-}
 
 FIELDS_BY_PROFILE = {
-    Profile.FREE_BET: {"dealing", "seats", "bet_behind", "multi_seat", "golden_chips"},
-    Profile.FREE_BET_SEATED: {"dealing", "golden_chips"},
+    Profile.FREE_BET: {"dealing", "seats", "bet_behind", "multi_seat", "golden_chips", "deal_now_players",
+                       "multiple_bets"},
+    Profile.FREE_BET_SEATED: {"dealing", "golden_chips", "multiple_bets"},
     Profile.CLASSIC: set(),
 }
 
@@ -93,6 +78,9 @@ class TableSettingsForm(forms.Form):
     deal_now = forms.BooleanField(label="Deal Now", required=False)
     auto_confirm = forms.BooleanField(label="Confirm bets automatically", required=False)
     golden_chips = forms.BooleanField(label="Golden Chips", required=False)
+    multiple_bets = forms.BooleanField(label="Multiple Bets (more bets after confirming)", required=False)
+    deal_now_players = WholeNumberField(label="Deal Now offered up to this many seated players", min_value=1,
+                                        max_value=MAX_SEATS)
     betting_seconds = WholeNumberField(label="Betting time (seconds)", min_value=5, max_value=120)
     decision_seconds = WholeNumberField(label="Decision time (seconds)", min_value=3, max_value=60)
     currencies = forms.CharField(label="Currencies", help_text="ISO codes separated by commas, e.g. EUR, GBP")
@@ -105,7 +93,8 @@ class TableSettingsForm(forms.Form):
     GROUPS = (
         ("Rules", ("dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule",
                    "new_shoe_burn", "disconnect_policy", "non_live_deadline")),
-        ("Seats and features", ("seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips")),
+        ("Seats and features", ("seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
+                                "multiple_bets", "deal_now_players")),
         ("Timers and currencies", ("betting_seconds", "decision_seconds", "currencies")),
     )
 

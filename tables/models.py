@@ -68,6 +68,7 @@ FREE_BET_PROFILES = (Profile.FREE_BET, Profile.FREE_BET_SEATED)
 FLAG_FIELDS = (
     "dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule", "new_shoe_burn",
     "disconnect_policy", "non_live_deadline", "seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
+    "multiple_bets", "deal_now_players",
 )
 SETTING_FIELDS = ("name", *FLAG_FIELDS, "betting_seconds", "decision_seconds", "currencies", "side_bets")
 
@@ -100,6 +101,10 @@ class Table(models.Model):
     deal_now = models.BooleanField(default=False)
     auto_confirm = models.BooleanField(default=False)
     golden_chips = models.BooleanField(default=False)
+    # Live Blackjack: whether a player may add bets after confirming a main bet (off: confirming locks the
+    # player's bets for the round), and the most seated players with whom Deal Now is still offered.
+    multiple_bets = models.BooleanField(default=False)
+    deal_now_players = models.PositiveSmallIntegerField(default=MAX_SEATS)
     betting_seconds = models.PositiveSmallIntegerField(default=15)
     decision_seconds = models.PositiveSmallIntegerField(default=10)
     state = models.CharField(max_length=10, choices=TableState.choices, default=TableState.CLOSED)
@@ -148,6 +153,8 @@ class Table(models.Model):
                 condition=Q(decision_seconds__gte=3, decision_seconds__lte=60), name="table_decision_seconds_range"
             ),
             models.CheckConstraint(condition=Q(state__in=TableState.values), name="table_state_known"),
+            models.CheckConstraint(condition=Q(deal_now_players__gte=1, deal_now_players__lte=MAX_SEATS),
+                                   name="table_deal_now_players_range"),
             models.CheckConstraint(condition=Q(config_version__gte=1), name="table_version_positive"),
         ]
 

@@ -181,7 +181,8 @@ def table_config_snapshot(table: Table) -> dict[str, Any]:
      "seats": int | None, "common_draw": bool, "side_bets": [...],
      "limits": {bet_type: {currency: {"min", "max", "chips"}}}  (minor units; offered bet types only),
      "paytables": {side_bet: {line: pay}}  (offered side bets only, pays "to 1"),
-     "features": {"bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips"},
+     "features": {"bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips", "multiple_bets",
+                  "deal_now_players"},
      "timers": {"betting_seconds", "decision_seconds"}}
     """
     # Several statements read the configuration; retry if a change commits between them.
@@ -207,7 +208,8 @@ def table_config_snapshot(table: Table) -> dict[str, Any]:
         "limits": document["limits"],
         "paytables": {bet: document["paytables"][bet] for bet in document["side_bets"]},
         "features": {name: document[name] for name in
-                     ("bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips")},
+                     ("bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips", "multiple_bets",
+                      "deal_now_players")},
         "timers": {"betting_seconds": document["betting_seconds"],
                    "decision_seconds": document["decision_seconds"]},
     }

@@ -88,7 +88,7 @@ QUIET_TIMERS = {"betting_seconds": 120, "decision_seconds": 60}
 PROFILE_OPTIONS = {
     "free_bet": {},
     "free_bet_seated": {"bet_behind": True},
-    "classic": {"bet_behind": True, "multi_seat": True, "deal_now": True, "golden_chips": True},
+    "classic": {"bet_behind": True, "multi_seat": True, "deal_now": True, "auto_confirm": True, "golden_chips": True},
 }
 
 

@@ -7,6 +7,7 @@ request returns the first result and holds nothing twice.
 
     serializers   request and response shapes (the OpenAPI components)
     studio        table pause/resume/close, shoes, betting close, cards, the dealer's hand
+    moves         undo, confirming bets, Multi Seat seat changes
     client        bets, Deal Now, leaving, insurance, decisions, my rounds; round and table watching
     staff         the round list (and opening a round), voids, reversals, records, replays
 """
@@ -27,6 +28,7 @@ from rounds.api.client import (
     StatsApi,
     TableCurrentRoundApi,
 )
+from rounds.api.moves import BetsConfirmApi, BetsUndoApi, SeatGiveUpApi, SeatMoveApi
 from rounds.api.staff import RecordApi, ReplayApi, ReverseApi, RoundListApi, VoidApi
 from rounds.api.studio import (
     CardApi,
@@ -40,7 +42,7 @@ from rounds.api.studio import (
 )
 
 __all__ = [
-    "BetsApi", "BetsDoubleApi", "BetsRepeatApi", "CardApi", "CloseBettingApi", "ConfirmApi", "ContinuationApi", "CutCardApi",
+    "BetsApi", "BetsConfirmApi", "BetsDoubleApi", "BetsUndoApi", "SeatGiveUpApi", "SeatMoveApi", "BetsRepeatApi", "CardApi", "CloseBettingApi", "ConfirmApi", "ContinuationApi", "CutCardApi",
     "ContinuationDecisionApi", "ContinuationReconnectApi", "DealerCompleteApi",
     "DecisionApi", "InsuranceApi", "LeaveApi", "MyRoundsApi", "RecordApi", "ReplayApi", "ReverseApi", "RoundApi",
     "RoundListApi", "StatsApi", "TableCloseApi", "TableCurrentRoundApi", "TablePauseApi", "TableResumeApi",

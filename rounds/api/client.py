@@ -126,7 +126,7 @@ class BetsDoubleApi(APIView):
 class ConfirmApi(APIView):
     permission_classes = [PLAYER]
 
-    @extend_schema(summary="Confirm my bets (Deal Now closes betting once every seated player has)",
+    @extend_schema(summary="Deal Now: I am ready (betting closes once every seated player is)",
                    request=None, responses={200: inline_serializer("Confirmed", {
                        "confirmed": serializers.BooleanField(), "betting_closed": serializers.BooleanField()}),
                        **ERRORS})

@@ -35,8 +35,12 @@ class DecisionOfferSerializer(serializers.Serializer):
     split = serializers.CharField(allow_null=True, help_text='"free", "paid" or null')
     double_cost = serializers.IntegerField()
     split_cost = serializers.IntegerField()
-    double_funded = serializers.BooleanField()
-    split_funded = serializers.BooleanField()
+    double_funded = serializers.BooleanField(
+        help_text="whether doubling now is played as offered: a free double always; a paid one only when your cash "
+                  "covers double_cost now (at a Golden Chip position too: it is paid in cash). False: the rules' "
+                  "fallback (a hit) would apply")
+    split_funded = serializers.BooleanField(
+        help_text="the same for splitting; an unfunded paid split is played as a hit (under 11) or a stand")
     timeout_action = serializers.CharField()
 
 
@@ -208,3 +212,42 @@ class RecordSerializer(serializers.Serializer):
     decisions = serializers.ListField(child=serializers.DictField())
     transactions = serializers.ListField(child=serializers.DictField())
     events = serializers.ListField(child=serializers.DictField())
+
+
+class UndoSerializer(serializers.Serializer):
+    all = serializers.BooleanField(required=False, default=False,
+                                   help_text="true: take back every unconfirmed bet (holding UNDO)")
+
+
+class UndoResultSerializer(serializers.Serializer):
+    returned = serializers.ListField(child=serializers.IntegerField(), help_text="the round bets given back")
+    spots_voided = serializers.ListField(child=serializers.IntegerField(),
+                                         help_text="spots left without a bet (their seats are free again)")
+    replayed = serializers.BooleanField(default=False)
+
+
+class ConfirmResultSerializer(serializers.Serializer):
+    confirmed = serializers.ListField(child=serializers.IntegerField(), help_text="the bets confirmed now")
+    multiple_bets = serializers.BooleanField(help_text="whether the table takes more bets after confirming")
+
+
+class SeatMoveSerializer(serializers.Serializer):
+    from_seat = serializers.IntegerField(help_text="the seat you are on")
+    to_seat = serializers.IntegerField(help_text="a free seat")
+
+
+class SeatMoveResultSerializer(serializers.Serializer):
+    spot = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    replayed = serializers.BooleanField(default=False)
+
+
+class SeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="the seat you give up")
+
+
+class SeatGiveUpResultSerializer(serializers.Serializer):
+    spot = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    returned = serializers.ListField(child=serializers.IntegerField(), help_text="the round bets given back")
+    replayed = serializers.BooleanField(default=False)

@@ -10,7 +10,11 @@ One module per responsibility; callers import from here (`from rounds import ser
 service and the limits they check:
 
     opening      shoes, round_open, game numbers
-    betting      bets_place / bets_repeat / bets_double, betting_confirm (Deal Now), player_disconnect
+    betting      bets_place / bets_repeat / bets_double, player_disconnect
+    returns      stakes given back while betting is open (undo, unconfirmed at the close, a seat given up)
+    undo         bets_undo (the last placement, or everything)
+    confirmation bets_confirm, betting_confirm (Deal Now)
+    seats        seat_move, seat_give_up (Multi Seat)
     dealing      round_betting_close, card_record, the deal order
     insurance    insurance_decide, the end of the insurance phase and the dealer's peek
     continuation the non-live continuation: reconnect, decide, the deadline's sweep
@@ -32,9 +36,9 @@ from rounds.services.betting import (
     bets_double,
     bets_place,
     bets_repeat,
-    betting_confirm,
     player_disconnect,
 )
+from rounds.services.confirmation import bets_confirm, betting_confirm
 from rounds.services.continuation import (
     continuation_complete,
     continuation_decide,
@@ -46,10 +50,12 @@ from rounds.services.dealing import card_record, round_betting_close
 from rounds.services.insurance import insurance_decide
 from rounds.services.opening import round_open, shoe_cut_card, shoe_start
 from rounds.services.play import PLAYER_ACTIONS, STATUS_OF, decision_make
+from rounds.services.seats import seat_give_up, seat_move
 from rounds.services.settlement import dealer_complete, round_settle
 from rounds.services.sweeps import RECOVERY_GRACE_SECONDS, rounds_recovery_sweep
 from rounds.services.table_state import table_close, table_open, table_pause, table_resume, table_state_change
 from rounds.services.timers import round_advance, rounds_timers_sweep
+from rounds.services.undo import bets_undo
 from rounds.services.voids import round_reverse, round_void, round_void_refunds
 
 __all__ = [
@@ -60,9 +66,11 @@ __all__ = [
     "REASON_MAX_LENGTH",
     "RECOVERY_GRACE_SECONDS",
     "STATUS_OF",
+    "bets_confirm",
     "bets_double",
     "bets_place",
     "bets_repeat",
+    "bets_undo",
     "betting_confirm",
     "card_record",
     "dealer_complete",
@@ -85,6 +93,8 @@ __all__ = [
     "round_void_refunds",
     "rounds_recovery_sweep",
     "rounds_timers_sweep",
+    "seat_give_up",
+    "seat_move",
     "shoe_cut_card",
     "shoe_start",
     "table_close",

@@ -1,4 +1,4 @@
-"""Bets: place, repeat and double; Deal Now confirmations; a player's disconnect.
+"""Bets: place, repeat and double; a player's disconnect (confirmation and Deal Now: rounds.services.confirmation).
 
 A Bet Behind is cash only; a side bet on a Bet Behind spot is allowed (the engine settles it like any side bet);
 its limits are the side bet's. Repeat last bets needs an empty spot (no bet yet in this round); double all bets
@@ -19,13 +19,13 @@ from responsible.checks import bet_allowed
 from rounds import selectors
 from rounds.audit import event_add
 from rounds.engine_adapter import SIDE_KINDS
-from rounds.errors import BetLimitError, BetRefused, IllegalTransition
+from rounds.errors import BetLimitError, BetRefused
 from rounds.idempotency import request_once
 from rounds.locks import SpotRow, round_lock, round_lock_for_bet, spot_ids_lock, spots_for_bet, spots_lock
 from rounds.models import ActorKind, BetKind, Round, RoundBet, RoundState, Spot
-from rounds.services._common import _now, _table_playing
+from rounds.services._common import _now
 from rounds.services.continuation import CONTINUED_STATES, _continuation_spots_start
-from rounds.services.dealing import _betting_close
+from rounds.services.returns import _betting_open, confirmation_applies
 from rounds.services.voids import _spots_void
 from rounds.sql import round_bets_insert
 from wallet import services as wallet
@@ -85,11 +85,7 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
     is attached only to a spot that is still live under its lock."""
     config = round.config
     rules = selectors.round_rules(round)
-    if round.state != RoundState.BETTING_OPEN:
-        raise IllegalTransition(f"Betting is closed for round {round.game_number}.")
-    if round.deadline is not None and now >= round.deadline:
-        raise IllegalTransition(f"Betting time for round {round.game_number} is over.")
-    _table_playing(round)
+    _betting_open(round, now=now)
     if currency not in config["currencies"]:
         raise BetRefused(f"Table {config['code']} takes bets in {', '.join(config['currencies'])}, not {currency!r}.")
     if round.common_draw:
@@ -123,6 +119,8 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
             raise BetRefused(f"Seat {seat} has no player with a bet: a Bet Behind needs an occupied seat.")
         if seat_spot.player_id == player.pk:
             raise BetRefused("You cannot bet behind your own seat.")
+        if seat_spot.dealt:
+            raise BetRefused(f"The player on seat {seat} pressed Deal Now: the seat takes no more Bet Behind.")
     elif seat is not None:
         if spot is not None and spot.player_id != player.pk:
             raise BetRefused(f"Seat {seat} is taken by another player.")
@@ -130,6 +128,10 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
             mine = next((s for s in spots if s.player_id == player.pk and not s.behind), None)
             if mine is not None and not features["multi_seat"]:
                 raise BetRefused(f"You play seat {mine.seat}; table {config['code']} has no Multi Seat.")
+    if (confirmation_applies(round) and not features.get("multiple_bets")
+            and any(s.confirmed for s in spots if s.player_id == player.pk)):
+        raise BetRefused(f"Your bets are confirmed: table {config['code']} takes no more bets from you this round "
+                         "(it has no Multiple Bets).")
     if spot is not None and spot.currency != currency:
         raise BetRefused(f"Your bets on this spot are in {spot.currency}; every bet of a spot is in one currency.")
 
@@ -268,7 +270,7 @@ def bets_double(*, round_id: int, player, idempotency_key: str, now: datetime | 
         spots = Spot.objects.filter(pk__in=round.locked_spot_ids).order_by("id")
         placements = []
         for spot in spots:
-            totals = RoundBet.objects.filter(spot=spot).values_list("kind", "amount")
+            totals = RoundBet.objects.filter(spot=spot, returned__isnull=True).values_list("kind", "amount")
             bets: dict[str, int] = defaultdict(int)
             for kind, amount in totals:
                 bets["main" if kind == BetKind.BET_BEHIND else kind] += amount
@@ -359,27 +361,3 @@ def player_disconnect(*, round_id: int, player, now: datetime | None = None) -> 
             continuations = _continuation_spots_start(round, selectors.round_record_load(round), spots, now=now)
     return {"spots": [s.pk for s in spots], "refunded": refunded, "policy": policy,
             "continuations": continuations}
-
-
-def betting_confirm(*, round_id: int, player, now: datetime | None = None) -> dict[str, Any]:
-    """Deal Now: the player confirms their bets; when every seated player has, betting closes early."""
-    now = _now(now)
-    with transaction.atomic(durable=True):
-        round = round_lock(round_id)
-        rules = selectors.round_rules(round)
-        if round.state != RoundState.BETTING_OPEN:
-            raise IllegalTransition(f"Betting is closed for round {round.game_number}.")
-        _table_playing(round)
-        if not (rules.deal_now and round.config["features"]["deal_now"]):
-            raise BetRefused(f"Table {round.config['code']} has no Deal Now.")
-        mine = Spot.objects.filter(round=round, player=player, behind=False, voided_at__isnull=True)
-        if not mine.exists():
-            raise BetRefused("Only a seated player with a bet can confirm.")
-        mine.filter(confirmed_at__isnull=True).update(confirmed_at=now)
-        event_add(round, "confirmed", actor_kind=ActorKind.PLAYER, actor=player, at=now,
-                  payload={"player": player.pk})
-        waiting = Spot.objects.filter(round=round, behind=False, voided_at__isnull=True, confirmed_at__isnull=True)
-        closed = not waiting.exists()
-        if closed:
-            _betting_close(round, now=now, actor_kind=ActorKind.SYSTEM, reason="deal now: every player confirmed")
-    return {"confirmed": True, "betting_closed": closed}

@@ -77,7 +77,8 @@ def _continuation_spots_start(round, record: RoundRecord, spots: list[Spot], *, 
 
 
 def _state(round, continuation: Continuation) -> ContinuationState:
-    bets = RoundBet.objects.filter(spot_id=continuation.spot_id).values_list("kind", "amount", "funding")
+    bets = RoundBet.objects.filter(spot_id=continuation.spot_id, returned__isnull=True).values_list(
+        "kind", "amount", "funding")
     main = sum(a for k, a, _f in bets if k in ("main", "bet_behind"))
     golden = sum(a for k, a, _f in bets if k == "golden_chip")
     insurance = sum(a for k, a, _f in bets if k == "insurance")

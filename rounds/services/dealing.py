@@ -28,12 +28,15 @@ from rounds.models import ActorKind, CardRecord, CardTarget, Round, RoundState, 
 from rounds.services._common import _label, _now, _queue, _seconds, _studio_check, _table_playing, _transition
 from rounds.services.insurance import _after_insurance, _insurable
 from rounds.services.play import _card_to_players, _progress
+from rounds.services.returns import unconfirmed_at_close
 from rounds.services.voids import _spots_void, _void
 
 
 def _betting_close(round: Round, *, now: datetime, actor_kind: str, actor=None, reason: str) -> None:
     _transition(round, RoundState.BETTING_CLOSED, now=now, actor_kind=actor_kind, actor=actor, reason=reason,
                 betting_closed_at=now, deadline=None)
+    # First the bets nobody confirmed go back, so a seat left without a bet returns its Bet Behinds below.
+    unconfirmed_at_close(round, now=now)
     live = Spot.objects.filter(round=round, voided_at__isnull=True)
     seated = set(live.filter(behind=False, seat__isnull=False).values_list("seat", flat=True))
     orphans = list(live.filter(behind=True).exclude(seat__in=seated).order_by("id"))

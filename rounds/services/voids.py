@@ -178,7 +178,7 @@ def _spots_void(round: Round, spots: list[Spot], *, reason: str, now: datetime, 
     """Refund every bet of these spots at once (betting still open, or a Bet Behind whose seat has no bet)."""
     if not spots:
         return
-    bets = list(RoundBet.objects.filter(spot__in=spots).order_by("id"))
+    bets = list(RoundBet.objects.filter(spot__in=spots, returned__isnull=True).order_by("id"))
     txn = None
     if bets:
         txn = wallet.bet_void(

@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from rounds.simulator.clock import simulated_time
 from rounds.simulator.habits import SimPlayer, players_draw
-from rounds.simulator.table import TableSim, parallel
+from rounds.simulator.table import TableSim
+from rounds.simulator.threads import parallel
 from rounds.simulator.transport import TRANSPORTS, Refused, ServiceTransport
 
 PROFILE_CYCLE = ("free_bet", "free_bet_seated", "classic")
@@ -28,7 +29,7 @@ PROFILE_NAME = {"free_bet": "Free Bet Blackjack", "free_bet_seated": "Live Free 
 PROFILE_FEATURES = {
     "free_bet": {},
     "free_bet_seated": {"bet_behind": True},
-    "classic": {"bet_behind": True, "multi_seat": True, "deal_now": True, "golden_chips": True},
+    "classic": {"bet_behind": True, "multi_seat": True, "deal_now": True, "auto_confirm": True, "golden_chips": True},
 }
 SETTLE_MODES = ("worker", "inline")
 

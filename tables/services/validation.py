@@ -33,7 +33,7 @@ from tables.selectors import document_rules
 
 BOOL_FIELDS = (
     "dealer_22_push", "double_after_split", "new_shoe_burn", "bet_behind", "multi_seat", "deal_now",
-    "auto_confirm", "golden_chips",
+    "auto_confirm", "golden_chips", "multiple_bets",
 )
 
 SEAT_FEATURES = ("bet_behind", "multi_seat")
@@ -84,6 +84,8 @@ def profile_defaults(profile: str) -> dict[str, Any]:
         "deal_now": rules.deal_now,
         "auto_confirm": rules.auto_confirm,
         "golden_chips": rules.golden_chips,
+        "multiple_bets": False,
+        "deal_now_players": MAX_SEATS,
         "betting_seconds": 15,
         "decision_seconds": 10,
         "side_bets": list(rules.side_bets),
@@ -182,6 +184,7 @@ def table_settings_validate(*, profile: str, values: Mapping[str, Any]) -> dict[
                 )
     else:
         _int_in(values, "seats", "Seats", 1, MAX_SEATS)
+    _int_in(values, "deal_now_players", "Deal Now's most seated players", 1, MAX_SEATS)
     if values["golden_chips"] and profile != Profile.CLASSIC:
         raise TableConfigError("Golden Chips are played at classic tables only", field="golden_chips")
     _int_in(values, "betting_seconds", "Betting time (seconds)", *BETTING_SECONDS_RANGE)

@@ -18,6 +18,7 @@ from django.db import connection
 from django.test import Client
 from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
 
+from chat.models import ChatMessage
 from players.api import SettingsSerializer
 from players.forms import NoteForm, SettingsForm, TipForm
 from responsible import forms as rg_forms
@@ -81,6 +82,9 @@ FIELDS: dict[str, list[str]] = {
     # players
     "player_settings": _form(SettingsForm), "player_tables": [], "player_table": [], "player_table_join": [],
     "player_table_leave": [], "player_table_tip": _form(TipForm), "player_table_help": ["lang"],
+    # the chat log and disabling a player's chat from a message
+    "chat_log": ["table", "player", "game", "window", "before"], "chat_message_disable": ["reason", "back"],
+    "api_chat_table": ["after", "body"], "api_chat_host": ["after", "body"],
     # rounds pages
     "round_lookup": ["game_number"], "round_detail": [], "round_replay": [],
     # tables
@@ -112,6 +116,9 @@ FIELDS: dict[str, list[str]] = {
     "api_round_dealer_complete": [], "api_round_void": ["reason"], "api_round_reverse": ["reason"],
     "api_round_bets": _serializer(rounds_api.BetPlaceSerializer), "api_round_bets_repeat": [],
     "api_round_bets_double": [], "api_round_confirm": [], "api_round_leave": [],
+    "api_round_bets_undo": _serializer(rounds_api.UndoSerializer), "api_round_bets_confirm": [],
+    "api_round_seat_move": _serializer(rounds_api.SeatMoveSerializer),
+    "api_round_seat_give_up": _serializer(rounds_api.SeatSerializer),
     "api_round_insurance": _serializer(rounds_api.InsuranceSerializer),
     "api_round_decisions": _serializer(rounds_api.DecisionSerializer), "api_round_stats": [],
     "api_round_continuation": [], "api_round_continuation_reconnect": [],
@@ -127,7 +134,9 @@ FIELDS: dict[str, list[str]] = {
 WRITES_ANYWAY = {"logout", "worker_health_probe", "player_table_join", "player_table_leave",
                  # the studio's pause, resume and close take any text as their reason (stored as text, shown
                  # escaped), and a player may always leave a round (an audit event)
-                 "api_rounds_table_pause", "api_rounds_table_resume", "api_rounds_table_close", "api_round_leave"}
+                 "api_rounds_table_pause", "api_rounds_table_resume", "api_rounds_table_close", "api_round_leave",
+                 # the host writes any one line of text to its table's chat (stored as text, shown escaped)
+                 "api_chat_host"}
 
 
 def url_patterns(resolver=None, prefix="", namespace=""):
@@ -159,7 +168,8 @@ def test_every_url_has_an_entry_in_the_walk():
     assert missing == [], "URLs the hostile walk does not know what they read: add them to FIELDS"
 
 
-WATCHED = [LedgerTransaction, Entry, Bet, Round, Spot, RoundBet, CardRecord, Decision, RoundEvent, Table, TableChange]
+WATCHED = [LedgerTransaction, Entry, Bet, Round, Spot, RoundBet, CardRecord, Decision, RoundEvent, Table, TableChange,
+           ChatMessage]
 
 
 def written_counts() -> tuple:

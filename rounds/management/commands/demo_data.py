@@ -40,7 +40,7 @@ DEMO_TABLES = [
     ("FB01", "Free Bet Blackjack", "free_bet", {}),
     ("LFB1", "Live Free Bet Blackjack", "free_bet_seated", {"bet_behind": True}),
     ("LB01", "Live Blackjack", "classic", {"bet_behind": True, "multi_seat": True, "deal_now": True,
-                                           "golden_chips": True}),
+                                           "auto_confirm": True, "golden_chips": True}),
 ]
 DEMO_PLAYERS = 9
 DEMO_ROUNDS = 210
