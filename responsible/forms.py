@@ -41,7 +41,8 @@ class TimeOutForm(forms.Form):
 
 
 class SelfExclusionForm(forms.Form):
-    days = forms.ChoiceField(label=_("Exclude myself for"), choices=SELF_EXCLUSIONS, required=False)
+    # Six months unless the player chooses otherwise: an indefinite exclusion is never the default.
+    days = forms.ChoiceField(label=_("Exclude myself for"), choices=SELF_EXCLUSIONS, required=False, initial="183")
     confirm = forms.BooleanField(label=_("I understand this cannot be undone or shortened."))
 
 
