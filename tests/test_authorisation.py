@@ -175,6 +175,14 @@ PAGES = {
     "round_lookup": [("GET", (), "", STAFF)],
     "round_detail": [("GET", ("past",), "", STAFF)],
     "round_replay": [("GET", ("past",), "", STAFF)],
+    # responsible gambling: the player's own page (an empty form comes back with its errors); support reads a
+    # player's and changes their jurisdiction and the register (an empty form: 400), operators read
+    "responsible_page": [("GET", (), "", PLAYERS), ("GET", (), "?lang=sv", PLAYERS),
+                         ("POST", (), "", expect(player=400, other=400))],
+    "responsible_reality_answer": [("GET", (), "", POST_ONLY), ("POST", (), "", expect(player=400, other=400))],
+    "responsible_support_player": [("GET", ("pat",), "", STAFF), ("POST", ("pat",), "", expect(support=400))],
+    "responsible_register": [("GET", (), "", SUPPORT), ("POST", (), "", expect(support=400))],
+    "responsible_register_remove": [("GET", ("probe",), "", POST_ONLY), ("POST", ("probe",), "", SUPPORT)],
 }
 
 # The admin site: staff only. Tables: staff read them there, operators add them. Rounds: staff read, nobody adds.
@@ -194,6 +202,10 @@ ADMIN_MODELS = {  # model -> (its list, its add form)
     "rounds.roundbet": (READ, NOBODY), "rounds.decision": (READ, NOBODY),
     "players.playerprofile": (READ, NOBODY), "players.playernote": (READ, NOBODY),
     "players.tablepresence": (READ, NOBODY),
+    # responsible gambling: written by its services only (staff changes on the support pages, with a reason)
+    "responsible.jurisdiction": (READ, NOBODY), "responsible.playersettings": (READ, NOBODY),
+    "responsible.limitchange": (READ, NOBODY), "responsible.exclusion": (READ, NOBODY),
+    "responsible.registerentry": (READ, NOBODY), "responsible.realitycheckanswer": (READ, NOBODY),
     "chat.chatmessage": (READ, NOBODY),
     # sign-in lockouts and second-factor devices: a superuser's only (a lost device is reset by a command)
     "axes.accessattempt": (NOBODY, NOBODY), "axes.accesslog": (NOBODY, NOBODY),
@@ -252,6 +264,8 @@ API = {
     ("GET", "/api/players/me/settings/"): ("", None, PLAYERS),
     ("PUT", "/api/players/me/settings/"): ("", {}, expect(player=400, other=400)),
     ("GET", "/api/players/tables/{code}/help/"): ("", None, SIGNED_IN),
+    ("GET", "/api/responsible/me/"): ("", None, PLAYERS),
+    ("POST", "/api/responsible/reality-check/"): ("", {}, expect(player=400, other=400)),
     # a table's chat: players at it (pat and quinn sit at none here: 409), the host (the studio) everywhere
     ("GET", "/api/chat/tables/{code}/messages/"): ("", None, expect(player=409, other=409)),
     ("POST", "/api/chat/tables/{code}/messages/"): ("", {}, expect(player=400, other=400)),

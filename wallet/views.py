@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from accounts.permissions import permission_required
+from casino.api_errors import DomainError
 from casino.idempotency import IdempotencyConflict
 from casino.untrusted import InputError, optional_whole_number_parse
 from wallet import selectors, services
@@ -167,8 +168,9 @@ def cashier(request):
         txn = service(player=request.user, currency=data["currency"], amount=data["amount_minor"],
                       actor=request.user, idempotency_key=client_key(
                           user=request.user, operation=data["operation"], key=data["idempotency_key"]))
-    except (WalletError, IdempotencyConflict) as exc:
-        # Back to the form with a fresh key: nothing moved, so the next attempt is a new request.
+    except (WalletError, IdempotencyConflict, DomainError) as exc:
+        # Back to the form with a fresh key: nothing moved, so the next attempt is a new request. (DomainError:
+        # the refusals of settings.WALLET_DEPOSIT_CHECKS, such as a deposit limit.)
         form = CashierForm(initial={
             "operation": data["operation"], "currency": data["currency"], "idempotency_key": str(uuid.uuid4()),
             "amount": money_format(data["amount_minor"], data["currency"], with_code=False, grouping=False),

@@ -21,6 +21,7 @@ from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, r
 from chat.models import ChatMessage
 from players.api import SettingsSerializer
 from players.forms import NoteForm, SettingsForm, TipForm
+from responsible import forms as rg_forms
 from rounds.api import serializers as rounds_api
 from rounds.models import CardRecord, Decision, Round, RoundBet, RoundEvent, Spot
 from tables.forms import RtpRunForm, TableSettingsForm
@@ -96,6 +97,15 @@ FIELDS: dict[str, list[str]] = {
     "wallet_home": ["account", "before"], "wallet_history_csv": ["account"],
     "wallet_cashier": sorted({"step", *_form(CashierForm), *_form(CashierConfirmForm)}),
     "wallet_players": ["q"], "wallet_player": ["account", "before"], "wallet_player_history_csv": ["account"],
+    # responsible gambling: the player's page posts one form at a time, named by "action"
+    "responsible_page": sorted({"lang", "action", *_form(rg_forms.MoneyLimitForm), *_form(rg_forms.SessionLimitForm),
+                                *_form(rg_forms.RealityCheckForm), *_form(rg_forms.TimeOutForm),
+                                *_form(rg_forms.SelfExclusionForm)}),
+    "responsible_reality_answer": ["choice"],
+    "responsible_support_player": ["code", "reason"],
+    "responsible_register": sorted({"identity", *_form(rg_forms.RegisterAddForm)}),
+    "responsible_register_remove": ["reason"],
+    "api_responsible_state": [], "api_responsible_reality_check": ["choice"],
     # the API
     "api_player_settings": _serializer(SettingsSerializer), "api_table_help": ["lang"],
     "api_rounds": ["state", "table", "cursor", "page_size"], "api_rounds_mine": ["cursor", "page_size"],
