@@ -48,6 +48,7 @@ from rounds.models import (
     Spot,
     SpotStatus,
 )
+from rounds.shoe_news import shoe_news
 from wallet import selectors as wallet_selectors
 
 # --- single rounds -----------------------------------------------------------------------------------------
@@ -527,6 +528,7 @@ def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, A
         "seats_taken": sorted({spot.seat for spot in record.spots
                                if spot.seat is not None and not spot.behind and not spot.voided}),
         "settlement": _settlement_for(round, viewer, staff),
+        "shoe": shoe_news(round=round),
     }
     return view if staff else visibility.round_view_for_player(view=view, player_id=getattr(viewer, "pk", None))
 
