@@ -34,6 +34,7 @@ urlpatterns = [
     path("tables/", include("tables.urls")),
     path("rounds/", include("rounds.urls")),
     path("me/", include("players.urls")),
+    path("me/", include("chat.player_urls")),
     path("support/chat/", include("chat.urls")),
     path("", include("backoffice.urls")),
     path("", include("accounts.urls")),
