@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.permissions import has_role_permission, permission_required
 from accounts.staffaudit import origin_from_request
+from casino.api_errors import DomainError
 from casino.query_params import cursor_param
 from chat import selectors, services
 from chat.errors import ChatRequestError
@@ -106,7 +107,7 @@ def player_table_chat(request, code: str):
         return _player_chat(request, table, part=request.GET.get("part", ""))
     try:
         services.chat_post(player=request.user, table=table, body=request.POST.get("body", ""))
-    except (ChatRequestError, PlayerRequestError) as refusal:
+    except DomainError as refusal:  # chat's, players' and the play gate's refusals alike
         return _player_chat(request, table, error=refusal.message,
                             status=400 if refusal.http_status == 400 else 409)
     if request.htmx:
