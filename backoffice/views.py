@@ -30,6 +30,7 @@ from rounds.audit_words import event_lines
 from rounds.errors import RoundError
 from rounds.models import RoundState
 from rounds.round_page import round_cards, round_spots_page, shoe_history
+from rounds.round_summary import round_summary
 from tables.models import Table
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
@@ -110,6 +111,7 @@ def round_page(request, game_number: str):
         "events": event_lines(round_id=round.pk, events=events),
         "more_events_url": f"{base}?{urlencode({'events_after': next_events})}" if next_events else None,
         "transactions": selectors.round_transactions(round=round),
+        "summary": round_summary(round=round),
         "first_page": spots_after is None and events_after is None,
     })
 

@@ -1,8 +1,8 @@
 """Soak test: simulated tables on PostgreSQL and Redis while workers are killed, the database and the broker
 restarted, tasks delivered twice and requests raced.
 
-    .venv/bin/python bench/soak.py [--players 200] [--tables 4] [--rounds 1000] [--seed 1] [--short] [--write]
-                                   [--races | --no-races] [--pg-port 55433] [--redis-port 56380]
+    .venv/bin/python bench/soak.py [--players 100] [--tables 4] [--rounds 240] [--seed 1] [--short] [--write]
+                                   [--races | --no-races] [--outage 3 12] [--pg-port 55433] [--redis-port 56380]
 
 The soak runs a PostgreSQL cluster and a redis-server of its own (bench/soak_faults.py: own ports, data under
 var/, removed at the end) with the production Celery settings: two prefork worker processes (two children each)
@@ -12,9 +12,12 @@ broker's visibility timeout brings its task back) or one pool child (the worker 
 starts it again; the simulator sends 10 % of the settle/void tasks a second time, 5 % of the players disconnect
 while betting is open and 2 % of the rounds are voided as malfunctions. Between stretches of play, with every
 table's round waiting on the dealer, the soak completes them all and then either stops PostgreSQL with
-`pg_ctl stop -m immediate` while they settle, or freezes the workers and kills Redis with SIGKILL (every queued
-settlement lost), starting it again a few seconds later; it measures the time from the fault's end until every
-one of those rounds is settled. With --races (on by default, --short included; --no-races turns them off), bets race a
+`pg_ctl stop -m immediate` while they settle, or (with the workers frozen while the rounds are completed, so
+their settlements wait on the queue) kills Redis with SIGKILL, every queued settlement lost, and lets the workers
+live through the outage, trying to reconnect; it starts the database or broker again after 3 s, the next time of
+that kind after 12 s (--outage), and measures the time from its return until every one of those rounds is
+settled. Player positions left in a non-live continuation (a disconnection after betting closed) are completed
+as at their deadline before the checks. With --races (on by default, --short included; --no-races turns them off), bets race a
 disconnection and main bets race the table maximum (bench/soak_races.py). Afterwards it verifies, from the
 database and the simulator's own log of the cashier:
 
@@ -400,9 +403,10 @@ def split(total: int, parts: int, index: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--players", type=int, default=100)
     parser.add_argument("--tables", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=1000)
+    # 100 players, 240 rounds: about a quarter of an hour on a shared 2-CPU machine, faults and races included.
+    parser.add_argument("--rounds", type=int, default=240)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--kill-every", type=float, nargs=2, default=(5.0, 20.0), metavar=("MIN", "MAX"),

@@ -29,21 +29,25 @@ def _free_port() -> int:
 class OwnRedis:
     """A redis-server persisting nothing, on a port nobody else uses."""
 
-    def __init__(self):
+    def __init__(self, *extra: str, auth: tuple[str, str] | None = None):
         self.port = _free_port()
+        self.extra = extra
+        self.auth = auth
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
             [shutil.which("redis-server") or "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             "--save", "", "--appendonly", "no", *self.extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(self.answers, timeout=20, interval=0.05, what="the test's redis-server to answer")
 
     def answers(self) -> bool:
         import redis
 
+        username, password = self.auth or (None, None)
         try:
-            return bool(redis.Redis(port=self.port, socket_connect_timeout=0.5).ping())
+            return bool(redis.Redis(port=self.port, username=username, password=password,
+                                    socket_connect_timeout=0.5).ping())
         except redis.RedisError:
             return False
 
@@ -53,6 +57,17 @@ class OwnRedis:
             self.proc.wait()
 
 
+def _worker_on(redis: OwnRedis, database_url: str, *, credentials: str = "") -> CeleryWorker:
+    queue = f"broker-restart-{uuid.uuid4().hex[:8]}"
+    env = dict(os.environ, DATABASE_URL=database_url, CELERY_TASK_DEFAULT_QUEUE=queue,
+               CELERY_BROKER_URL=f"redis://{credentials}127.0.0.1:{redis.port}/0",
+               CELERY_RESULT_BACKEND=f"redis://{credentials}127.0.0.1:{redis.port}/1")
+    worker = CeleryWorker(name=queue, queue=queue, env=env, log_path=OUTPUT / f"celery-worker-{queue}.log",
+                          pool=None, extra=("--concurrency", "1", "--without-heartbeat"), own_group=False)
+    worker.start()
+    return worker
+
+
 @pytest.fixture
 def own_broker_worker(celery_worker, django_db_blocker):
     """A worker (prefork, as in production) of its own on the test database, its broker a Redis of its own."""
@@ -60,15 +75,9 @@ def own_broker_worker(celery_worker, django_db_blocker):
 
     redis = OwnRedis()
     redis.start()
-    queue = f"broker-restart-{uuid.uuid4().hex[:8]}"
     with django_db_blocker.unblock():
         database_url = _database_url_for_worker()
-    env = dict(os.environ, DATABASE_URL=database_url, CELERY_TASK_DEFAULT_QUEUE=queue,
-               CELERY_BROKER_URL=f"redis://127.0.0.1:{redis.port}/0",
-               CELERY_RESULT_BACKEND=f"redis://127.0.0.1:{redis.port}/1")
-    worker = CeleryWorker(name=queue, queue=queue, env=env, log_path=OUTPUT / f"celery-worker-{queue}.log",
-                          pool=None, extra=("--concurrency", "1", "--without-heartbeat"), own_group=False)
-    worker.start()
+    worker = _worker_on(redis, database_url)
     try:
         yield redis, worker
     finally:
@@ -97,3 +106,33 @@ def test_a_settlement_the_restarted_broker_lost_is_run_once_a_worker_is_back_wit
     log = worker.log()
     assert "Back on the broker after losing it" in log
     assert "rounds_recovery_sweep" in log
+
+
+def test_a_broker_behind_the_documented_acl_user_and_password_serves_the_worker(celery_worker_process,
+                                                                                django_db_blocker):
+    # docs/operations.md, "Redis: authentication and TLS": the ACL user it gives, with a password needing
+    # percent-encoding, is enough for a worker, its result backend and a client sending it a task.
+    from celery import Celery
+
+    from tests.fixtures.worker import _database_url_for_worker
+
+    password = "s3cret@with:odd/chars"
+    acl = ["--user", "default", "off", "--user", "casino", "on", f">{password}", "~*", "&*", "+@all", "-@admin",
+           "-@dangerous", "+info"]
+    redis = OwnRedis(*acl, auth=("casino", password))
+    redis.start()
+    try:
+        with django_db_blocker.unblock():
+            database_url = _database_url_for_worker()
+        credentials = "casino:" + password.replace("@", "%40").replace(":", "%3A").replace("/", "%2F") + "@"
+        worker = _worker_on(redis, database_url, credentials=credentials)
+        try:
+            client = Celery("client", broker=f"redis://{credentials}127.0.0.1:{redis.port}/0",
+                            backend=f"redis://{credentials}127.0.0.1:{redis.port}/1")
+            result = client.send_task("accounts.tasks.worker_ping", queue=worker.queue)
+            assert result.get(timeout=60).startswith("celery@")
+            assert ":**@" in worker.log() and password not in worker.log()
+        finally:
+            worker.stop(timeout=20)
+    finally:
+        redis.kill()

@@ -36,11 +36,11 @@ def test_settings_are_stored_on_the_profile_and_read_back_on_another_device(clie
     assert selectors.player_profile(player=player).sound_volume == 70
     assert not PlayerProfile.objects.exists()  # reading writes nothing
     response = phone.post(reverse("player_settings"), {
-        "sound_on": "on", "sound_volume": "35", "video_quality": "low", "hide_others_chat": "on"})
+        "sound_on": "on", "sound_volume": "35", "video_quality": "low", "hide_others_chat": "on"})  # no auto-confirm
     assert response.status_code == 302
     profile = PlayerProfile.objects.get(player=player)
     assert (profile.sound_on, profile.sound_volume, profile.dealer_voice, profile.video_quality,
-            profile.hide_others_chat) == (True, 35, False, "low", True)
+            profile.hide_others_chat, profile.auto_confirm_bets) == (True, 35, False, "low", True, False)
     page = laptop.get(reverse("player_settings")).content.decode()
     assert 'value="35"' in page
     assert re.findall(r'name="video_quality" value="(\w+)"[^>]*checked', page) == ["low"]

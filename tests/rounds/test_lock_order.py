@@ -1,6 +1,6 @@
 """The lock order, proved the way the wallet proves its own: a competing transaction holds one row and the test
 looks, from a third connection, at which rows the waiting service already holds. Round -> spot -> account:
-a bet or a disconnection waiting for the player's account already holds the round and the spot; one waiting
+a bet, a disconnection or an undo waiting for the player's account already holds the round and the spot; one waiting
 for the spot holds no account yet. And the compare-and-set transition: of two from one state, one wins."""
 
 import threading
@@ -66,13 +66,14 @@ def betting(play, free_bet_table, funded):
     return r, player, spot, account
 
 
-@pytest.mark.parametrize("service", ["bet", "disconnect"])
+@pytest.mark.parametrize("service", ["bet", "disconnect", "undo"])
 def test_waiting_for_the_account_the_service_already_holds_the_round_and_the_spot(betting, service):
     r, player, spot, account = betting
     call = {
         "bet": lambda: services.bets_place(round_id=r.id, player=player, currency="EUR", bets={"main": 1000},
                                            idempotency_key=new_key()),
         "disconnect": lambda: services.player_disconnect(round_id=r.id, player=player),
+        "undo": lambda: services.bets_undo(round_id=r.id, player=player, idempotency_key=new_key()),
     }[service]
     with RowLock("SELECT id FROM wallet_account WHERE id = %s FOR UPDATE", [account.pk]):
         thread, pid, result = in_background(call)
@@ -84,13 +85,14 @@ def test_waiting_for_the_account_the_service_already_holds_the_round_and_the_spo
     assert isinstance(result[0], dict), result
 
 
-@pytest.mark.parametrize("service", ["bet", "disconnect"])
+@pytest.mark.parametrize("service", ["bet", "disconnect", "undo"])
 def test_waiting_for_the_spot_the_service_holds_no_account_yet(betting, service):
     r, player, spot, account = betting
     call = {
         "bet": lambda: services.bets_place(round_id=r.id, player=player, currency="EUR", bets={"main": 1000},
                                            idempotency_key=new_key()),
         "disconnect": lambda: services.player_disconnect(round_id=r.id, player=player),
+        "undo": lambda: services.bets_undo(round_id=r.id, player=player, idempotency_key=new_key()),
     }[service]
     with RowLock("SELECT id FROM rounds_spot WHERE id = %s FOR UPDATE", [spot.pk]):
         thread, pid, result = in_background(call)

@@ -17,7 +17,7 @@ from tests.rounds.test_api import API, post
 pytestmark = pytest.mark.django_db
 
 BOOLEANS = ("dealer_22_push", "double_after_split", "new_shoe_burn", "bet_behind", "multi_seat", "deal_now",
-            "auto_confirm", "golden_chips")
+            "auto_confirm", "golden_chips", "multiple_bets")
 
 
 def page_post(client, table: Table, state: str, reason: str = "studio lighting failure", **extra):
@@ -34,7 +34,7 @@ def admin_post(client, table: Table, state: str, reason: str = "studio lighting 
             "timeout_rule": table.timeout_rule, "seats": "" if table.seats is None else str(table.seats),
             "betting_seconds": str(table.betting_seconds), "decision_seconds": str(table.decision_seconds),
             "currencies": json.dumps(list(table.currencies)), "disconnect_policy": table.disconnect_policy,
-            "non_live_deadline": str(table.non_live_deadline)}
+            "non_live_deadline": str(table.non_live_deadline), "deal_now_players": str(table.deal_now_players)}
     data.update({name: "on" for name in BOOLEANS if getattr(table, name)})
     return client.post(reverse("admin:tables_table_change", args=[table.pk]), data, **extra)
 

@@ -372,7 +372,7 @@ def test_admin_saves_go_through_the_services_and_into_history(client_for, operat
         "name": "Renamed in admin", "state": "paused", "dealing": "ace_peek", "decks": "8", "charlie_cards": "6",
         "dealer_22_push": "on", "timeout_rule": "hit_11_or_less", "betting_seconds": "15",
         "decision_seconds": "10", "currencies": '["EUR"]', "seats": "", "reason": "Renamed for the launch", "disconnect_policy": "void_while_betting",
-        "non_live_deadline": "86400",
+        "non_live_deadline": "86400", "deal_now_players": "7",
     }
     response = client.post(url, data)
     assert response.status_code == 302, response.content.decode()[:3000]
@@ -421,7 +421,7 @@ def test_admin_creates_a_table_through_the_service(client_for, operator):
         "decks": "8", "charlie_cards": "10", "double_after_split": "on", "timeout_rule": "stand", "seats": "7",
         "bet_behind": "on", "betting_seconds": "15", "decision_seconds": "10", "currencies": '["EUR"]',
         "reason": "New studio table",
-        "disconnect_policy": "non_live", "non_live_deadline": "86400",
+        "disconnect_policy": "non_live", "non_live_deadline": "86400", "deal_now_players": "7",
     }
     bad = client.post(reverse("admin:tables_table_add"), data | {"dealing": "ace_peek"})
     assert bad.status_code == 200 and "A classic table deals eu" in bad.content.decode()
