@@ -38,6 +38,7 @@ urlpatterns = [
     path("me/responsible/", include(responsible_urls.player_urlpatterns)),
     path("support/responsible/", include(responsible_urls.staff_urlpatterns)),
     path("me/", include("players.urls")),
+    path("me/", include("chat.player_urls")),
     path("support/chat/", include("chat.urls")),
     path("", include("backoffice.urls")),
     path("", include("accounts.urls")),

@@ -151,6 +151,8 @@ PAGES = {
     "player_table_leave": [("GET", ("table",), "", POST_ONLY), ("POST", ("table",), "", PLAYERS)],
     "player_table_tip": [("GET", ("table",), "", POST_ONLY), ("POST", ("table",), "", expect(player=400,
                                                                                              other=400))],
+    # the table page's chat: read by players (one not at the table is told to join), an empty message refused
+    "player_table_chat": [("GET", ("table",), "", PLAYERS), ("POST", ("table",), "", expect(player=400, other=400))],
     # the wallet: a player's own, staff read any player's
     "wallet_home": [("GET", (), "", PLAYERS), ("GET", (), "?account=pat_account", expect(player=OK, other=404))],
     "wallet_history_csv": [("GET", (), "", PLAYERS)],

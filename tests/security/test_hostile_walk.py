@@ -85,6 +85,7 @@ FIELDS: dict[str, list[str]] = {
     # the chat log and disabling a player's chat from a message
     "chat_log": ["table", "player", "game", "window", "before"], "chat_message_disable": ["reason", "back"],
     "api_chat_table": ["after", "body"], "api_chat_host": ["after", "body"],
+    "player_table_chat": ["body", "part"],
     # rounds pages
     "round_lookup": ["game_number"], "round_detail": [], "round_replay": [],
     # tables
