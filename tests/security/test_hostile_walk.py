@@ -75,8 +75,8 @@ FIELDS: dict[str, list[str]] = {
     "backoffice_player_chat": ["action", "reason"], "backoffice_player_golden_chips": sorted(
         {"step", *_form(GoldenChipGrantForm), *_form(GoldenChipGrantConfirmForm)}),
     "backoffice_transaction": [], "backoffice_dashboard": ["period"],
-    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"], "player_games": ["before", "date"],
-    "player_games_csv": [], "player_game": [],
+    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"], "player_games": ["before", "date", "from", "to"],
+    "player_games_csv": ["from", "to"], "player_game": [],
     # players
     "player_settings": _form(SettingsForm), "player_tables": [], "player_table": [], "player_table_join": [],
     "player_table_leave": [], "player_table_tip": _form(TipForm), "player_table_help": ["lang"],
@@ -89,9 +89,11 @@ FIELDS: dict[str, list[str]] = {
     "table_paytable": ["version", "pair", "suited", "mixed"], "table_state": ["state", "version"],
     "table_history": ["before"], "table_strategy": [], "table_rtp_start": _form(RtpRunForm), "table_rtp_run": [],
     # wallet pages
-    "wallet_home": ["account", "before"], "wallet_history_csv": ["account"],
+    "wallet_home": ["account", "before", "from", "to", "type"],
+    "wallet_history_csv": ["account", "from", "to", "type"],
     "wallet_cashier": sorted({"step", *_form(CashierForm), *_form(CashierConfirmForm)}),
-    "wallet_players": ["q"], "wallet_player": ["account", "before"], "wallet_player_history_csv": ["account"],
+    "wallet_players": ["q"], "wallet_player": ["account", "before", "from", "to", "type"],
+    "wallet_player_history_csv": ["account", "from", "to", "type"],
     # the API
     "api_player_settings": _serializer(SettingsSerializer), "api_table_help": ["lang"],
     "api_rounds": ["state", "table", "cursor", "page_size"], "api_rounds_mine": ["cursor", "page_size"],
