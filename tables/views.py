@@ -240,6 +240,18 @@ def table_state(request, code: str):
         version = whole_number_parse(request.POST.get("version", ""), field="version", minimum=1)
     except InputError:
         version = None
+    reason = request.POST.get("reason", "").strip()
+    if (request.POST.get("state") == TableState.CLOSED and reason and request.POST.get("step") != "confirm"
+            and table.state != TableState.CLOSED):
+        # Closing voids the round in play and sends its players away: a review of exactly that first.
+        from rounds.round_summary import stakes_held
+        from rounds.selectors import round_active_for_table
+
+        active = round_active_for_table(table=table)
+        return render(request, "tables/close_confirm.html", {
+            "table": table, "reason": reason, "version": version, "round": active,
+            "stakes": stakes_held(round=active) if active else [],
+        })
     try:
         table = table_state_change(actor=request.user, table=table, state=request.POST.get("state", ""),
                                    reason=request.POST.get("reason", ""), expected_version=version,
