@@ -14,6 +14,7 @@ from rounds.services import table_state_change
 from tables import rtp, rtp_exact, selectors, services
 from tables.errors import TableConfigError, TableConflictError
 from tables.forms import LimitsForm, PaytableForm, RtpRunForm, TableSettingsForm
+from tables.change_words import change_sentences
 from tables.labels import FEATURE_LABELS
 from tables.models import Profile, SideBet, Table, TablePaytable, TableRtpRun, TableState
 
@@ -108,11 +109,14 @@ def table_edit_preview(request, code: str):
     document = services.table_document(table)
     values = {**{name: document[name] for name in services.SETTING_FIELDS}, **form.settings()}
     try:
-        proposed = selectors.document_rules({**document, **services.table_settings_validate(
-            profile=table.profile, values=values)})
+        validated = services.table_settings_validate(profile=table.profile, values=values)
+        proposed = selectors.document_rules({**document, **validated})
     except TableConfigError as error:
         context["preview_error"] = error.message
         return render(request, "tables/_edit_preview.html", context)
+    # What saving would change, in the history's own words, so the operator reads it before saving.
+    after = {**document, **{name: validated[name] for name in validated if name in document}}
+    context["changes"] = [] if after == document else change_sentences(document, after)
     context.update(rtp_exact.rtp_preview(current=services.table_rules(table), proposed=proposed))
     labels = {**{value: label for value, label in SideBet.choices}, "insurance": "Insurance"}
     for row in context["side_bets"]:
