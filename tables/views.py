@@ -12,9 +12,9 @@ from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from rounds.errors import InvalidRoundRequest
 from rounds.services import table_state_change
 from tables import rtp, rtp_exact, selectors, services
+from tables.change_words import change_sentences
 from tables.errors import TableConfigError, TableConflictError
 from tables.forms import LimitsForm, PaytableForm, RtpRunForm, TableSettingsForm
-from tables.change_words import change_sentences
 from tables.labels import FEATURE_LABELS
 from tables.models import Profile, SideBet, Table, TablePaytable, TableRtpRun, TableState
 
