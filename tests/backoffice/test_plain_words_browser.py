@@ -49,6 +49,10 @@ def test_support_reads_the_round_summary_and_the_audit_trail_in_words(live_serve
     expect(summary.locator("tbody tr")).to_have_count(2)
     expect(page.locator("table.audit")).to_contain_text("alice_plays (seat 1) placed Main 10.00 EUR.")
     both_sizes(page, "round")
+    page.set_viewport_size(PHONE)
+    summary.screenshot(path=OUTPUT / "office-round-summary-phone.png")
+    page.locator("section[aria-labelledby=audit-heading]").screenshot(path=OUTPUT / "office-round-audit-phone.png")
+    page.locator("section[aria-labelledby=config-heading]").screenshot(path=OUTPUT / "office-round-config-phone.png")
 
 
 def test_the_player_reads_their_game_and_histories_with_a_period(live_server, page, play, classic_table, alice,
@@ -82,6 +86,8 @@ def test_an_operator_reads_the_configuration_history_and_reviews_closing_a_table
     page.goto(live_server.url + reverse("table_history", args=[classic_table.code]))
     expect(page.locator("ul.change-list").first).to_contain_text("Main bet in EUR: minimum 1.00 EUR became 2.00 EUR")
     both_sizes(page, "table-history")
+    page.set_viewport_size(PHONE)
+    page.locator("table.history").screenshot(path=OUTPUT / "office-table-history-rows-phone.png")
     page.goto(live_server.url + reverse("table_detail", args=[classic_table.code]))
     page.fill("#reason-closed", "Studio flooded")
     page.get_by_role("button", name="Review closing the table").click()
