@@ -21,7 +21,7 @@ from rounds.selectors import dealer_cards_shown, hole_card_hidden
 from wallet.currencies import money_format
 
 
-def _period(request) -> tuple[int | None, date | None, date | None]:
+def period_of(request) -> tuple[int | None, date | None, date | None]:
     """?from= and ?to= (UTC days, both included; ?date= is the older name of ?to=) as the keyset cursor that
     starts the history at the end of `to`, and the day it stops at. ValueError when malformed."""
     since = date_param(request.GET.get("from"), "from")
@@ -37,7 +37,7 @@ def _period(request) -> tuple[int | None, date | None, date | None]:
 def my_games(request):
     try:
         before = cursor_param(request, "before")
-        start, since, until = _period(request)
+        start, since, until = period_of(request)
     except ValueError as error:
         return HttpResponseBadRequest(str(error), content_type="text/plain")
     if before is None:
@@ -62,11 +62,16 @@ def my_games(request):
 @require_GET
 @permission_required("play")
 def my_games_csv(request):
-    player = request.user
     try:
-        start, since, _until = _period(request)
+        start, since, _until = period_of(request)
     except ValueError as error:
         return HttpResponseBadRequest(str(error), content_type="text/plain")
+    return game_history_csv(player=request.user, before=start, since=since)
+
+
+def game_history_csv(*, player, before: int | None, since: date | None) -> StreamingHttpResponse:
+    """The games of a period (all of them without one) as a streamed CSV: the player's own download and
+    support's download of a player's history write the same file."""
 
     class Echo:
         def write(self, value):
@@ -82,7 +87,7 @@ def my_games_csv(request):
     def rows():
         yield writer.writerow(["game number", "started (UTC)", "table", "game", "bets", "staked", "returned",
                                "result", "net", "state"])
-        for row in game_history.player_game_history_iter(player=player, before=start, since=since):
+        for row in game_history.player_game_history_iter(player=player, before=before, since=since):
             r = row.round
             yield writer.writerow([
                 r.game_number, r.opened_at.isoformat(), r.table.code, r.config.get("name", ""),

@@ -67,3 +67,21 @@ def test_the_game_history_narrows_to_a_period_with_its_totals_and_csv(client_for
     everything = body(client.get(reverse("player_games"), {"from": "2026-11-20"}))
     assert "In this period: 3 games; staked 30.00 EUR, got back 60.00 EUR, net +30.00 EUR." in everything
     assert client.get(reverse("player_games"), {"from": "2026-11-27", "to": "2026-11-26"}).status_code == 400
+
+
+def test_support_reads_a_players_games_of_a_period_with_totals_and_the_same_csv(client_for, support, play,
+                                                                               classic_table, alice, bob):
+    with at(20):
+        old = settle_classic(play, classic_table, alice, bob)
+    with at(25):
+        middle = settle_classic(play, classic_table, alice, bob)
+    client = client_for(support)
+    page = body(client.get(reverse("backoffice_player", args=[alice.pk]), {"from": "2026-11-24", "to": "2026-11-26"}))
+    games = page[page.index('id="games-heading"'):page.index('id="history-heading"')]
+    assert middle.game_number in games and old.game_number not in games
+    assert "In this period: 1 game; staked 10.00 EUR, got back 20.00 EUR, net +10.00 EUR." in games
+    assert f'href="{reverse("backoffice_round", args=[middle.game_number])}"' in games
+    exported = body(client.get(reverse("backoffice_player_games_csv", args=[alice.pk]),
+                               {"from": "2026-11-24", "to": "2026-11-26"}))
+    mine = body(client_for(alice).get(reverse("player_games_csv"), {"from": "2026-11-24", "to": "2026-11-26"}))
+    assert exported == mine and middle.game_number in exported and old.game_number not in exported

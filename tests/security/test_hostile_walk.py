@@ -71,7 +71,7 @@ FIELDS: dict[str, list[str]] = {
     # back office
     "backoffice_search": ["q"], "backoffice_round": ["spots_after", "events_after"],
     "backoffice_round_void": ["reason", "step", "expected_state"], "backoffice_round_void_progress": [],
-    "backoffice_player": ["games_before"], "backoffice_player_note": _form(NoteForm),
+    "backoffice_player": ["games_before", "from", "to"], "backoffice_player_games_csv": ["from", "to"], "backoffice_player_note": _form(NoteForm),
     "backoffice_player_chat": ["action", "reason"], "backoffice_player_golden_chips": sorted(
         {"step", *_form(GoldenChipGrantForm), *_form(GoldenChipGrantConfirmForm)}),
     "backoffice_transaction": [], "backoffice_dashboard": ["period"],
