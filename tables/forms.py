@@ -43,7 +43,8 @@ def reason_field(label: str = "Reason for this change") -> forms.CharField:
     """The service decides whether a reason is required (tables.services.reason_clean); its error is shown here."""
     return forms.CharField(
         label=label, required=False, max_length=services.REASON_MAX_LENGTH,
-        help_text="Kept with the table's history and in the staff-activity record.",
+        help_text="Operators and support read it in the table's history and the staff-activity record; players do "
+                  "not.",
         widget=forms.TextInput(attrs={"required": True, "maxlength": services.REASON_MAX_LENGTH}),
     )
 

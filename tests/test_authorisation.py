@@ -125,6 +125,7 @@ PAGES = {
     "staff_activity": [("GET", (), "", OPERATOR)],
     "staff_activity_csv": [("GET", (), "", OPERATOR)],
     "backoffice_player": [("GET", ("pat",), "", STAFF)],
+    "backoffice_player_games_csv": [("GET", ("pat",), "", STAFF)],  # the player's own CSV, read by staff
     # an empty note, chat action or grant is sent back to the player page with the reason
     "backoffice_player_note": [("GET", ("pat",), "", POST_ONLY), ("POST", ("pat",), "", SUPPORT)],
     "backoffice_player_chat": [("GET", ("pat",), "", POST_ONLY), ("POST", ("pat",), "", SUPPORT)],

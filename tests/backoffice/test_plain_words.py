@@ -102,3 +102,9 @@ def test_an_operator_may_use_the_search_the_round_page_breadcrumb_links_to(clien
     assert f'href="{reverse("backoffice_search")}"' in round_page
     response = client_for(operator).get(reverse("backoffice_search"), {"q": "alice"})
     assert response.status_code in (200, 302)
+
+
+def test_no_template_comment_leaks_onto_a_page(client_for, support, settled):
+    """A {# #} comment spanning two lines is not a comment in Django: it was printed above every page."""
+    page = text(client_for(support).get(reverse("backoffice_round", args=[settled.game_number])))
+    assert "{#" not in page and "#}" not in page

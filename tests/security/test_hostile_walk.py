@@ -73,12 +73,12 @@ FIELDS: dict[str, list[str]] = {
     # back office
     "backoffice_search": ["q"], "backoffice_round": ["spots_after", "events_after"],
     "backoffice_round_void": ["reason", "step", "expected_state"], "backoffice_round_void_progress": [],
-    "backoffice_player": ["games_before"], "backoffice_player_note": _form(NoteForm),
+    "backoffice_player": ["games_before", "from", "to"], "backoffice_player_games_csv": ["from", "to"], "backoffice_player_note": _form(NoteForm),
     "backoffice_player_chat": ["action", "reason"], "backoffice_player_golden_chips": sorted(
         {"step", *_form(GoldenChipGrantForm), *_form(GoldenChipGrantConfirmForm)}),
     "backoffice_transaction": [], "backoffice_dashboard": ["period"],
-    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"], "player_games": ["before", "date"],
-    "player_games_csv": [], "player_game": [],
+    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"], "player_games": ["before", "date", "from", "to"],
+    "player_games_csv": ["from", "to"], "player_game": [],
     # players
     "player_settings": _form(SettingsForm), "player_tables": [], "player_table": [], "player_table_join": [],
     "player_table_leave": [], "player_table_tip": _form(TipForm), "player_table_help": ["lang"],
@@ -92,12 +92,14 @@ FIELDS: dict[str, list[str]] = {
     "tables_list": [], "table_new": _form(TableSettingsForm), "table_detail": [],
     "table_edit": _form(TableSettingsForm), "table_edit_preview": _form(TableSettingsForm),
     "table_limits": ["version", "main__EUR__min", "main__EUR__max", "main__EUR__chips"],
-    "table_paytable": ["version", "pair", "suited", "mixed"], "table_state": ["state", "version"],
+    "table_paytable": ["version", "pair", "suited", "mixed"], "table_state": ["state", "version", "reason", "step"],
     "table_history": ["before"], "table_strategy": [], "table_rtp_start": _form(RtpRunForm), "table_rtp_run": [],
     # wallet pages
-    "wallet_home": ["account", "before"], "wallet_history_csv": ["account"],
+    "wallet_home": ["account", "before", "from", "to", "type"],
+    "wallet_history_csv": ["account", "from", "to", "type"],
     "wallet_cashier": sorted({"step", *_form(CashierForm), *_form(CashierConfirmForm)}),
-    "wallet_players": ["q"], "wallet_player": ["account", "before"], "wallet_player_history_csv": ["account"],
+    "wallet_players": ["q"], "wallet_player": ["account", "before", "from", "to", "type"],
+    "wallet_player_history_csv": ["account", "from", "to", "type"],
     # responsible gambling: the player's page posts one form at a time, named by "action"
     "responsible_page": sorted({"lang", "action", *_form(rg_forms.MoneyLimitForm), *_form(rg_forms.SessionLimitForm),
                                 *_form(rg_forms.RealityCheckForm), *_form(rg_forms.TimeOutForm),
