@@ -134,6 +134,20 @@ def test_the_limits_and_double_count_only_bets_still_standing(play, free_bet_tab
     assert cash(player) == 10_000_00 - maximum
 
 
+@pytest.mark.django_db
+def test_repeat_places_again_the_bets_that_stood_not_the_undone_ones(play, free_bet_table, funded):
+    player = funded()
+    r = play(free_bet_table)
+    r.bet(player, {"main": 1000})
+    r.bet(player, {"main": 500 * 2, "any_pair": 500})
+    undo(r, player)
+    services.round_void(round_id=r.id, reason="studio test over")
+    services.round_void_refunds(round_id=r.id)
+    nxt = play(free_bet_table)
+    services.bets_repeat(round_id=nxt.id, player=player, idempotency_key=new_key())
+    assert standing(nxt, player) == [("main", 1000)]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_undos_each_take_back_a_different_bet_and_none_twice(play, free_bet_table, funded):
     player = funded()
