@@ -24,6 +24,7 @@ from rounds.engine.cards import Shoe
 from rounds.engine.rules import Rules
 from rounds.simulator.clock import TableClock
 from rounds.simulator.habits import SimPlayer, player_action, stake_from_chips
+from rounds.simulator.moves import seat_moves, undo_presses
 from rounds.simulator.transport import Refused, RoundRef, ServiceTransport
 
 BETTING, DEALING, DECISIONS, DEALER = "betting", "dealing", "decisions", "dealer"
@@ -397,6 +398,8 @@ class TableSim:
             self.seats_take(play, players)
         self.count("player rounds", len(play.present))
         self.double_presses(play)
+        undo_presses(self, play)
+        seat_moves(self, play)
         self.maybe_pause(play, BETTING)
         self.disconnects_during_betting(play)
         if self.maybe_malfunction(play, BETTING):
