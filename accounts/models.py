@@ -121,6 +121,11 @@ class StaffActionKind(models.TextChoices):
     PLAYER_NOTE_ADDED = "player_note_added", "Note on a player"
     PASSWORD_RESET = "password_reset", "Password reset"
     WORKER_PROBED = "worker_probed", "Worker health probe"
+    RG_LIMIT_SET = "rg_limit_set", "Responsible gambling limit entered for a player"
+    RG_EXCLUSION_STARTED = "rg_exclusion_started", "Time-out or self-exclusion entered for a player"
+    RG_JURISDICTION_SET = "rg_jurisdiction_set", "Player's jurisdiction set"
+    RG_REGISTER_ADDED = "rg_register_added", "Self-exclusion register entry added"
+    RG_REGISTER_REMOVED = "rg_register_removed", "Self-exclusion register entry removed"
 
 
 class StaffObjectKind(models.TextChoices):

@@ -16,7 +16,8 @@ class NavItem:
 
 NAV_ITEMS: list[NavItem] = [
     NavItem("Home", "home", None),
-    NavItem("Search", "backoffice_search", "lookup_players"),
+    NavItem("Search", "backoffice_search", "view_backoffice"),
+    NavItem("Chat log", "chat_log", "view_backoffice"),
     NavItem("Dashboard", "backoffice_dashboard", "view_dashboard"),
     NavItem("RTP report", "backoffice_rtp", "view_dashboard"),
     NavItem("Worker health", "worker_health", "view_dashboard"),

@@ -70,9 +70,10 @@ ID_QUERY = re.compile(r"^(?:(?P<kind>player|user|p|u|transaction|txn|tx|t)\s*)?#
 
 
 def _prefix_rounds(prefix: str, *, limit: int = SEARCH_LIMIT) -> list[Round]:
-    """Rounds whose game number starts with prefix (index rounds_round_game_number_prefix), newest first."""
+    """Rounds whose game number starts with prefix (index rounds_round_game_number_prefix), newest first by the
+    order they were opened in: the game numbers of one second end -2 ... -10, -11, which sort wrongly as text."""
     return list(Round.objects.filter(game_number__startswith=prefix).select_related("table")
-                .order_by("-game_number")[:limit])
+                .order_by("-opened_at", "-id")[:limit])
 
 
 def _partial_prefix(code: str, day: date | None, clock: str | None, today: date) -> str | None:
@@ -205,7 +206,11 @@ def round_config_summary(round: Round) -> dict[str, Any]:
         "version": round.config_version, "rules": rules, "rules_name": rules.name, "decks": rules.decks,
         "dealing": rules.dealing, "seats": config.get("seats"), "common_draw": config.get("common_draw"),
         "side_bets": config.get("side_bets", []), "paytables": config.get("paytables", {}),
-        "limits": config.get("limits", {}), "features": [k for k, v in config.get("features", {}).items() if v],
+        "limits": config.get("limits", {}),
+        "limit_rows": [{"bet": bet, "currency": currency, **limit}
+                       for bet, by_currency in config.get("limits", {}).items()
+                       for currency, limit in sorted(by_currency.items())],
+        "features": [k for k, v in config.get("features", {}).items() if v],
         "timers": config.get("timers", {}), "currencies": config.get("currencies", []),
     }
 

@@ -42,6 +42,11 @@ VERBS = {
     StaffActionKind.PLAYER_NOTE_ADDED: "wrote a note on",
     StaffActionKind.PASSWORD_RESET: "reset the password of",
     StaffActionKind.WORKER_PROBED: "sent a worker health probe",
+    StaffActionKind.RG_LIMIT_SET: "entered a responsible-gambling limit for",
+    StaffActionKind.RG_EXCLUSION_STARTED: "entered a time-out or self-exclusion for",
+    StaffActionKind.RG_JURISDICTION_SET: "set the jurisdiction of",
+    StaffActionKind.RG_REGISTER_ADDED: "added to the self-exclusion register:",
+    StaffActionKind.RG_REGISTER_REMOVED: "removed from the self-exclusion register:",
 }
 assert set(VERBS) == set(StaffActionKind), "every staff action needs its words"
 
@@ -95,7 +100,8 @@ def actor_words(row: StaffAction) -> str:
 
 def object_words(row: StaffAction) -> str:
     if row.object_kind == StaffObjectKind.NONE:
-        return ""
+        # A register entry names an identity, who need not be one of our players.
+        return str(row.details.get("identity", "")) if isinstance(row.details, dict) else ""
     if row.action == StaffActionKind.GOLDEN_CHIPS_GRANTED and "amount" in row.details:
         return f"{row.object_label} ({money_format(row.details['amount'], row.details['currency'])})"
     label = row.object_label or row.object_ref

@@ -26,9 +26,11 @@ from players.errors import PlayerRequestError
 from players.forms import ChatForm, NoteForm
 from rounds import game_history
 from rounds import services as round_services
+from rounds.audit_words import event_lines
 from rounds.errors import RoundError
 from rounds.models import RoundState
 from rounds.round_page import round_cards, round_spots_page, shoe_history
+from rounds.round_summary import round_summary
 from tables.models import Table
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
@@ -48,8 +50,10 @@ def _bad(message: str):
 # --- search --------------------------------------------------------------------------------------------------
 
 @require_GET
-@permission_required("lookup_players")
+@permission_required("view_backoffice")
 def search(request):
+    """Finding a round, player or transaction is a read, like the pages it leads to: every member of staff who may
+    read the back office (operators too, whose round pages' breadcrumbs link here) may search it."""
     result = selectors.search(query=request.GET.get("q", ""))
     if result.redirect_to:
         name, args = result.redirect_to
@@ -95,7 +99,7 @@ def round_page(request, game_number: str):
     if request.htmx and events_after is not None:
         events, next_events = selectors.round_events_page(round=round, after=events_after)
         return render(request, "backoffice/_round_events.html", {
-            "events": events,
+            "events": event_lines(round_id=round.pk, events=events),
             "more_events_url": f"{base}?{urlencode({'events_after': next_events})}" if next_events else None})
     spots, next_spots = round_spots_page(round=round, after=spots_after)
     events, next_events = selectors.round_events_page(round=round, after=events_after)
@@ -104,9 +108,10 @@ def round_page(request, game_number: str):
         "cards": round_cards(round), "shoes": shoe_history(round=round),
         "spots": spots, "staff": True,
         "more_spots_url": f"{base}?{urlencode({'spots_after': next_spots})}" if next_spots else None,
-        "events": events,
+        "events": event_lines(round_id=round.pk, events=events),
         "more_events_url": f"{base}?{urlencode({'events_after': next_events})}" if next_events else None,
         "transactions": selectors.round_transactions(round=round),
+        "summary": round_summary(round=round),
         "first_page": spots_after is None and events_after is None,
     })
 

@@ -66,7 +66,7 @@ def setup(clients: int) -> dict:
 
     from accounts.services import roles_sync, user_create
     from rounds import services
-    from rounds.simulator.table import parallel
+    from rounds.simulator.threads import parallel
     from tables.services import table_create
     from wallet.services import deposit
 

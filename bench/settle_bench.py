@@ -31,8 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
     OUTPUT,
+    BackendCpu,
     Worker,
     bench_env,
+    cpu_seconds,
     database_drop,
     database_recreate,
     machine,
@@ -105,6 +107,44 @@ def copy_reference(rows: int) -> float:
     return seconds
 
 
+def copy_ledger_reference(round_id: int) -> dict:
+    """PostgreSQL's COPY of rows like the settlement's into the ledger's own tables, with every index, foreign
+    key, trigger and the zero-sum check (made to run at once, as at commit), then rolled back: what bulk loading
+    the same rows costs once the database guards them. One resolution per bet of the round, one entry per
+    player account and one for the house."""
+    from django.db import connection, transaction
+
+    from rounds.models import RoundBet
+    from wallet.models import Account, Bet
+
+    bet_ids = sorted(RoundBet.objects.filter(round_id=round_id).values_list("wallet_bet_id", flat=True))
+    accounts = sorted(set(Bet.objects.filter(id__in=bet_ids).values_list("account_id", flat=True)))
+    house = Account.objects.filter(player__isnull=True, kind="house_bets_in_play").values_list("id", flat=True)[0]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+        cpu = cpu_seconds(backend)
+        started = time.perf_counter()
+        cursor.execute("INSERT INTO wallet_ledgertransaction (kind, reference, idempotency_key, fingerprint, reason, "
+                       "meta, created_at) VALUES ('payout', '', 'bench-copy-reference', '', '', '{}', now()) "
+                       "RETURNING id")
+        txn = cursor.fetchone()[0]
+        with cursor.copy("COPY wallet_betresolution (bet_id, outcome, cash_return, chips_return, transaction_id, "
+                         "created_at) FROM STDIN") as copy:
+            for bet_id in bet_ids:
+                copy.write_row((bet_id, "lost", 0, 0, txn, "2026-01-01T00:00:00Z"))
+        with cursor.copy("COPY wallet_entry (transaction_id, account_id, amount, balance_after, created_at) "
+                         "FROM STDIN") as copy:
+            for account in accounts:
+                copy.write_row((txn, account, 1, None, "2026-01-01T00:00:00Z"))
+            copy.write_row((txn, house, -len(accounts), None, "2026-01-01T00:00:00Z"))
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred foreign keys and zero-sum check, now
+        seconds = time.perf_counter() - started
+        backend_cpu = cpu_seconds(backend) - cpu
+        transaction.set_rollback(True)
+    return {"rows": len(bet_ids) + len(accounts) + 2, "seconds": seconds, "backend_cpu": backend_cpu}
+
+
 def warm_up() -> None:
     """Two small rounds at another table, settled by the worker: a worker in production has been running, so
     its imports, connection and code paths are warm when a big round comes (the first task pays ~0.3 s more)."""
@@ -131,7 +171,15 @@ def settle(info: dict, worker: Worker) -> dict:
             queued.update(at=time.perf_counter(), id=(headers or {}).get("id"))
 
     before_task_publish.connect(mark, weak=False)
+    from django.db import connection
+
     studio = get_user_model().objects.get(pk=info["studio_id"])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        own_backend = cursor.fetchone()[0]
+    backends = BackendCpu(pg_params(BENCH_URL)["db"], exclude=own_backend)
+    backends.__enter__()
+    worker_cpu = cpu_seconds(worker.pid)
     baseline = memory_kib(worker.pid)
     reset = peak_reset(worker.pid)
     started = time.perf_counter()
@@ -141,6 +189,9 @@ def settle(info: dict, worker: Worker) -> dict:
     # instead of polling the database leaves the machine's two CPUs to the worker and PostgreSQL.
     settled = AsyncResult(queued["id"]).get(timeout=600)
     settled_at = time.perf_counter()
+    worker_cpu = cpu_seconds(worker.pid) - worker_cpu
+    backends.__exit__()
+    backend_cpu = backends.seconds  # the worker's backend (and any the bench's own reads did not open)
     state = Round.objects.values_list("state", flat=True).get(pk=info["round_id"])
     if settled is not True or state != "settled":
         raise SystemExit(f"round_settle answered {settled!r} and the round is {state}; see {worker.log_path}")
@@ -157,6 +208,7 @@ def settle(info: dict, worker: Worker) -> dict:
         "seconds": settled_at - queued["at"], "studio_seconds": studio_seconds, "task_seconds": task_seconds,
         "rows": resolutions + entries + 1, "resolutions": resolutions, "entries": entries,
         "baseline_kib": baseline["VmRSS"], "peak_kib": memory["VmHWM"], "peak_reset": reset,
+        "worker_cpu": worker_cpu, "backend_cpu": backend_cpu,
     }
 
 
@@ -178,7 +230,7 @@ def checks(info: dict) -> dict:
     return {"audit_seconds": audit_seconds, "replay_seconds": replay_seconds}
 
 
-def report(info: dict, result: dict, check: dict, copy_seconds: float, version: str) -> str:
+def report(info: dict, result: dict, check: dict, copy_seconds: float, version: str, guarded: dict) -> str:
     goal = "met" if result["seconds"] < GOAL_SECONDS else "missed"
     rate = result["rows"] / result["seconds"]
     copy_rate = result["rows"] / copy_seconds
@@ -189,6 +241,9 @@ def report(info: dict, result: dict, check: dict, copy_seconds: float, version: 
     peak = result["peak_kib"] / 1024
     base = result["baseline_kib"] / 1024
     peak_note = "since the reset just before the task" if result["peak_reset"] else "since the worker started"
+    guarded_rate = guarded["rows"] / guarded["seconds"]
+    cpu = result["worker_cpu"] + result["backend_cpu"]
+    per_position = 1e6 / info["spots"]
     return f"""Measured by `bench/settle_bench.py` on {machine()}, {version}; the worker, PostgreSQL and the
 benchmark ran on this one machine.
 
@@ -196,6 +251,8 @@ benchmark ran on this one machine.
 |---|---|---|
 | Settlement of one common-draw round, {info['spots']:,} players, {info['bets']:,} bets: `round_settle` queued → round settled | **{result['seconds']:.2f} s** (the task itself: {task}) | < {GOAL_SECONDS:.0f} s: {goal} |
 | Ledger rows that settlement wrote ({result['rows']:,}: {result['resolutions']:,} bet resolutions, {result['entries']:,} entries, 1 transaction) | {rate:,.0f} rows/s | PostgreSQL `COPY` of {result['rows']:,} rows of the same shape: {copy_rate:,.0f} rows/s ({copy_seconds:.2f} s); settlement = {rate / copy_rate:.0%} of COPY |
+| The same, against PostgreSQL `COPY` of {guarded['rows']:,} such rows into the ledger's own tables (indexes, foreign keys, append-only triggers, zero-sum check run at once, rolled back) | | {guarded_rate:,.0f} rows/s ({guarded['seconds']:.2f} s, {guarded['backend_cpu']:.2f} s of PostgreSQL CPU); settlement = {rate / guarded_rate:.0%} of it |
+| CPU of the settlement: the worker process / its PostgreSQL backend | {result['worker_cpu']:.2f} s / {result['backend_cpu']:.2f} s ({cpu / result['seconds']:.0%} of the wall time: the rest is waiting for a CPU on this shared machine) | per settled position: {result['worker_cpu'] * per_position:,.0f} µs worker, {result['backend_cpu'] * per_position:,.0f} µs PostgreSQL |
 | Peak resident memory of the worker while settling | {peak:,.0f} MiB ({peak_note}; {base:,.0f} MiB before) | — |
 | The studio's `dealer_complete` (checks the dealer's hand with the engine, queues the task) | {result['studio_seconds']:.2f} s | — |
 | `ledger_audit_run()` afterwards | clean, {check['audit_seconds']:.2f} s | — |
@@ -264,13 +321,14 @@ def main() -> int:
     worker.start()
     try:
         warm_up()
+        guarded = copy_ledger_reference(info["round_id"])
         result = settle(info, worker)
     finally:
         worker.stop()
     progress(f"  settled in {result['seconds']:.2f} s; checking ...")
     copy_seconds = copy_reference(result["rows"])
     check = checks(info)
-    print(report(info, result, check, copy_seconds, version))
+    print(report(info, result, check, copy_seconds, version, guarded))
     connections.close_all()
     database_drop(pg, pg["db"])
     return 0

@@ -1,8 +1,8 @@
 """Soak test: simulated tables on PostgreSQL and Redis while workers are killed, the database and the broker
 restarted, tasks delivered twice and requests raced.
 
-    .venv/bin/python bench/soak.py [--players 200] [--tables 4] [--rounds 1000] [--seed 1] [--short] [--write]
-                                   [--races | --no-races] [--pg-port 55433] [--redis-port 56380]
+    .venv/bin/python bench/soak.py [--players 100] [--tables 4] [--rounds 240] [--seed 1] [--short] [--write]
+                                   [--races | --no-races] [--outage 3 12] [--pg-port 55433] [--redis-port 56380]
 
 The soak runs a PostgreSQL cluster and a redis-server of its own (bench/soak_faults.py: own ports, data under
 var/, removed at the end) with the production Celery settings: two prefork worker processes (two children each)
@@ -12,9 +12,12 @@ broker's visibility timeout brings its task back) or one pool child (the worker 
 starts it again; the simulator sends 10 % of the settle/void tasks a second time, 5 % of the players disconnect
 while betting is open and 2 % of the rounds are voided as malfunctions. Between stretches of play, with every
 table's round waiting on the dealer, the soak completes them all and then either stops PostgreSQL with
-`pg_ctl stop -m immediate` while they settle, or freezes the workers and kills Redis with SIGKILL (every queued
-settlement lost), starting it again a few seconds later; it measures the time from the fault's end until every
-one of those rounds is settled. With --races (on by default, --short included; --no-races turns them off), bets race a
+`pg_ctl stop -m immediate` while they settle, or (with the workers frozen while the rounds are completed, so
+their settlements wait on the queue) kills Redis with SIGKILL, every queued settlement lost, and lets the workers
+live through the outage, trying to reconnect; it starts the database or broker again after 3 s, the next time of
+that kind after 12 s (--outage), and measures the time from its return until every one of those rounds is
+settled. Player positions left in a non-live continuation (a disconnection after betting closed) are completed
+as at their deadline before the checks. With --races (on by default, --short included; --no-races turns them off), bets race a
 disconnection and main bets race the table maximum (bench/soak_races.py). Afterwards it verifies, from the
 database and the simulator's own log of the cashier:
 
@@ -41,7 +44,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -167,6 +170,19 @@ def wait_all_done(timeout: float) -> dict[str, int]:
         time.sleep(0.5)
 
 
+def continuations_complete() -> int:
+    """The positions of players who disconnected after betting closed wait, held, in a continuation until its
+    deadline (a day by default); the soak does not wait a day: it runs the continuations sweep as at the last
+    deadline, which completes them with the timeout rule, as production would."""
+    from django.db.models import Max
+
+    from rounds import services
+    from rounds.models import Continuation
+
+    last = Continuation.objects.filter(finished_at__isnull=True).aggregate(last=Max("deadline"))["last"]
+    return len(services.continuations_sweep(now=last + timedelta(seconds=1))) if last else 0
+
+
 def verify(report, *, done: dict) -> list[tuple[str, bool, str]]:
     """(check, passed, detail) for everything the soak promises."""
     from django.db.models import Count, Q, Sum
@@ -210,8 +226,9 @@ def verify(report, *, done: dict) -> list[tuple[str, bool, str]]:
     resolutions = BetResolution.objects.count()
     twice = BetResolution.objects.values("bet_id").annotate(n=Count("*")).filter(n__gt=1).count()
     unresolved = Bet.objects.filter(resolution__isnull=True).count()
-    payouts = (LedgerTransaction.objects.filter(kind="payout").values("reference").annotate(n=Count("id"))
-               .filter(n__gt=1).count())
+    # A continued position is paid by its continuation, after the live round's payout (its own key, once each).
+    payouts = (LedgerTransaction.objects.filter(kind="payout").exclude(idempotency_key__contains=":continuation")
+               .values("reference").annotate(n=Count("id")).filter(n__gt=1).count())
     # A void refunds in batches of players (one transaction each), so a round has several refunds; a stake
     # refunded twice would be a bet resolved twice, counted above.
     round_bets_unresolved = RoundBet.objects.filter(wallet_bet__resolution__isnull=True).count()
@@ -289,12 +306,12 @@ class Faults:
     """Database restarts and broker restarts, each between two stretches of play, and the recovery after each."""
 
     def __init__(self, *, cluster: PgCluster, redis: RedisServer, workers: list[Worker], chaos: Chaos,
-                 outage: float):
+                 outages: list[float]):
         self.cluster = cluster
         self.redis = redis
         self.workers = workers
         self.chaos = chaos
-        self.outage = outage
+        self.outages = outages  # seconds down, fault after fault in turn
         self.done: list[dict] = []
 
     def inject(self, kind: str, sims, bar, number: int) -> None:
@@ -302,7 +319,7 @@ class Faults:
         fault lands while they settle (database) or while their settlements wait on the queue (broker)."""
         from django.db import connections
 
-        from rounds.simulator.table import parallel
+        from rounds.simulator.threads import parallel
 
         self.chaos.pause()
         for worker in self.workers:
@@ -317,22 +334,25 @@ class Faults:
         parallel(pending, lambda item: item[0].transport.dealer_complete(studio=item[0].studio, round=item[1].ref,
                                                                          now=item[0].now()), threads=len(sims))
         settling = rounds_waiting(ids)
+        outage = self.outages[sum(1 for f in self.done if f["kind"] == kind) % len(self.outages)]
         if kind == "database":
             self.cluster.stop_immediate()
-            time.sleep(self.outage)
+            time.sleep(outage)
             self.cluster.start()
         else:
             self.redis.kill()
-            time.sleep(self.outage)
-            self.redis.start()
+            # The workers live through the outage (what is already in their sockets runs, the rest is lost) and
+            # try to reach the broker again while it is away, as they would in production.
             for worker in self.workers:
                 worker.freeze(False)
+            time.sleep(outage)
+            self.redis.start()
         back = time.monotonic()
         connections.close_all()
         deadline = back + 240
         while (waiting := rounds_waiting(ids)) and time.monotonic() < deadline:
             time.sleep(0.1)
-        self.done.append({"kind": kind, "rounds": len(ids), "settling at the fault": settling,
+        self.done.append({"kind": kind, "rounds": len(ids), "settling at the fault": settling, "outage": outage,
                           "recovered": not waiting, "seconds": time.monotonic() - back})
         for sim, play in pending:
             sim.round_finish(play.ref)
@@ -350,8 +370,9 @@ class Faults:
             if not runs:
                 continue
             seconds = [f["seconds"] for f in runs]
+            downs = sorted({f["outage"] for f in runs})
             out.append(
-                f"| {what}, started again {self.outage:.0f} s later | {len(runs)} | "
+                f"| {what}, started again {' or '.join(f'{d:.0f}' for d in downs)} s later | {len(runs)} | "
                 f"{sum(f['rounds'] for f in runs)} rounds waiting ({sum(f['settling at the fault'] for f in runs)} "
                 f"not settled at the fault) | {min(seconds):.1f} / {percentile(seconds, 0.5):.1f} / "
                 f"{max(seconds):.1f} s | {'met' if max(seconds) < RECOVERY_GOAL_SECONDS else '**not met**'} |")
@@ -382,9 +403,10 @@ def split(total: int, parts: int, index: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--players", type=int, default=100)
     parser.add_argument("--tables", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=1000)
+    # 100 players, 240 rounds: about a quarter of an hour on a shared 2-CPU machine, faults and races included.
+    parser.add_argument("--rounds", type=int, default=240)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--kill-every", type=float, nargs=2, default=(5.0, 20.0), metavar=("MIN", "MAX"),
@@ -394,7 +416,8 @@ def main() -> int:
     parser.add_argument("--malfunction-rate", type=float, default=0.02)
     parser.add_argument("--database-restarts", type=int, default=4)
     parser.add_argument("--broker-restarts", type=int, default=4)
-    parser.add_argument("--outage", type=float, default=3.0, help="seconds the database or broker stays down")
+    parser.add_argument("--outage", type=float, nargs="+", default=(3.0, 12.0), metavar="SECONDS",
+                        help="seconds the database or broker stays down, fault after fault in turn (3 12)")
     parser.add_argument("--races", action=argparse.BooleanOptionalAction, default=True,
                         help="race bets against disconnections and the table maximum (default: on)")
     parser.add_argument("--race-rounds", type=int, default=None, help="rounds of races (default 40; --short 10)")
@@ -461,7 +484,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
         cwd=REPO, env=env, stdout=open(beat_log, "w"), stderr=subprocess.STDOUT,  # noqa: SIM115
     )
     chaos = Chaos(workers, interval=tuple(args.kill_every), seed=args.seed)
-    faults = Faults(cluster=cluster, redis=redis, workers=workers, chaos=chaos, outage=args.outage)
+    faults = Faults(cluster=cluster, redis=redis, workers=workers, chaos=chaos, outages=list(args.outage))
     config = SimulationConfig(
         tables=args.tables, players=args.players, rounds=args.rounds, seed=args.seed, prefix="SK",
         settle="worker", player_threads=2, disconnect_rate=args.disconnect_rate, late_disconnect_rate=0.005,
@@ -512,6 +535,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
                 worker.start()
         progress(f"  played in {report.seconds:.0f} s; waiting for the last settlements ...")
         done = wait_all_done(timeout=150)
+        report.stats["continuations completed at their deadline"] = continuations_complete()
         progress("  verifying ...")
         results = verify(report, done=done)
         if races:
@@ -577,7 +601,8 @@ def soak_report(args, report, results, counts, chaos: Chaos, faults: Faults, rac
         f"{stats['disconnects during betting (refunded)']} of {player_rounds} |",
         f"| Rounds voided as malfunctions | {args.malfunction_rate:.0%} | {voids} of {rounds} |",
         f"| Also: disconnects after betting closed, paused tables | | "
-        f"{stats['disconnects after betting (played by timeout)']}, {stats['table pauses']} |",
+        f"{stats['disconnects after betting (played by timeout)']} (their continuations completed at the deadline: "
+        f"{stats['continuations completed at their deadline']}), {stats['table pauses']} |",
         "",
         f"The table simulator played {rounds:,} rounds at {args.tables} tables with {args.players} players "
         f"(seed {args.seed}) in {report.seconds:.0f} s: {stats['placements']:,} placements, "

@@ -24,7 +24,27 @@ def _shown(item) -> str:
     return text if len(text) <= SHOWN else text[:SHOWN] + f"... ({len(text):,} characters)"
 
 
+class QoS(redis.QoS):
+    def restore_by_tag(self, tag, client=None, leftmost=False):
+        # A worker puts messages taken longer ago than the visibility timeout back on their queue, from the
+        # `unacked` hash. An entry there that is not a message (written by hand, by another client, half-written)
+        # made every restore pass fail at it ("Error in timer", every few seconds, for ever) and left the entries
+        # behind it in the same pass where they were. It is logged and removed; the pass goes on.
+        try:
+            return super().restore_by_tag(tag, client, leftmost)
+        except self.channel.connection_errors:
+            raise
+        except (ValueError, TypeError) as error:  # not JSON, or not the [message, exchange, routing key] triple
+            with self.channel.conn_or_acquire(client) as connection:
+                logger.error("Dropped an unacknowledged broker entry %r that is not a message (%s): %s", tag, error,
+                             _shown(connection.hget(self.unacked_key, tag)))
+                self._remove_from_indices(tag, connection.pipeline()).execute()
+            return None
+
+
 class Channel(redis.Channel):
+    QoS = QoS
+
     def _brpop_read(self, **options):
         try:
             return super()._brpop_read(**options)

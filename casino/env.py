@@ -56,14 +56,32 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def database_from_url(url: str, base_dir=None) -> dict:
-    """Translate DATABASE_URL (postgres://user:pass@host:port/name or sqlite:///path) into Django settings."""
+# A session that stops in the middle of a transaction (a worker frozen or killed with its machine, so no FIN ever
+# reaches the server) keeps every row lock it holds: a round, and the accounts of all its players, whose bets at
+# any other table would wait behind it, and the settlement's other deliveries too. PostgreSQL ends such a session
+# after this long idle inside a transaction (rolled back, locks released; the task's next delivery settles the
+# round). No transaction of ours waits between two statements for anything but our own Python code (milliseconds;
+# a 2,000-player settlement's engine run takes well under a second), so a minute is only a backstop.
+IDLE_IN_TRANSACTION_SECONDS = 60
+# The client's side of a database machine that vanished without a word: TCP keepalives find the dead connection
+# within half a minute (10 s idle, then 3 probes 5 s apart) instead of a statement waiting for ever.
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
+
+
+def database_from_url(url: str, base_dir=None, *, idle_in_transaction_seconds: int = IDLE_IN_TRANSACTION_SECONDS
+                      ) -> dict:
+    """Translate DATABASE_URL (postgres://user:pass@host:port/name or sqlite:///path) into Django settings.
+
+    PostgreSQL sessions get TCP keepalives and `idle_in_transaction_session_timeout` (sent as the libpq `options`
+    startup parameter) unless the URL says otherwise: `?options=` (empty) sends none, for a proxy such as
+    PgBouncer that refuses startup parameters (set the timeout on the database role there instead)."""
     parsed = urlparse(url)
     if parsed.scheme in ("postgres", "postgresql"):
         name = unquote(parsed.path.lstrip("/"))
         if not name:
             raise ImproperlyConfigured(f"DATABASE_URL {url!r} names no database")
-        options: dict = {key: values[-1] for key, values in parse_qs(parsed.query).items()}
+        given = {key: values[-1] for key, values in parse_qs(parsed.query, keep_blank_values=True).items()}
+        options: dict = {key: value for key, value in given.items() if value != ""}
         # Server-side binding lets psycopg prepare a statement the fifth time a connection runs it: a bet's
         # dozen statements were spending more time being planned than executed. `?server_side_binding=false`
         # (for a transaction-pooling proxy such as PgBouncer) turns both off.
@@ -72,6 +90,10 @@ def database_from_url(url: str, base_dir=None) -> dict:
         if threshold.lower() != "none" and not threshold.isdigit():
             raise ImproperlyConfigured(f"DATABASE_URL prepare_threshold must be a whole number or none, not {threshold!r}")
         options["prepare_threshold"] = None if threshold.lower() == "none" else int(threshold)
+        for key, value in KEEPALIVES.items():
+            options.setdefault(key, value)
+        if "options" not in given and idle_in_transaction_seconds:
+            options["options"] = f"-c idle_in_transaction_session_timeout={idle_in_transaction_seconds}s"
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": name,

@@ -1,4 +1,5 @@
-"""Request rate limits: sign-in attempts per user name and per address, bets per player and per address.
+"""Request rate limits: sign-in attempts per user name and per address, bets and chat messages per player
+and per address.
 
 Each key counts requests in a fixed window that starts with its first request. With Redis (REDIS_URL, as in
 production) every key of one request is counted in a single pipelined round trip (INCR, EXPIRE NX, TTL), so
@@ -87,6 +88,24 @@ class BetRateThrottle(BaseThrottle):
         self.verdict = hits_count(limits=[
             (f"bets:user:{request.user.pk}", settings.RATE_LIMIT_BETS_PER_USER),
             (f"bets:address:{client_address(request)}", settings.RATE_LIMIT_BETS_PER_ADDRESS),
+        ])
+        return self.verdict.allowed
+
+    def wait(self) -> int:
+        return self.verdict.retry_after
+
+
+class ChatRateThrottle(BaseThrottle):
+    """Chat messages per player and per address (reads are not counted): one line every few seconds is talk,
+    more is flooding the table."""
+
+    def allow_request(self, request, view) -> bool:
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            self.verdict = Verdict(allowed=True, retry_after=0)
+            return True
+        self.verdict = hits_count(limits=[
+            (f"chat:user:{request.user.pk}", settings.RATE_LIMIT_CHAT_PER_USER),
+            (f"chat:address:{client_address(request)}", settings.RATE_LIMIT_CHAT_PER_ADDRESS),
         ])
         return self.verdict.allowed
 

@@ -45,7 +45,9 @@ INSTALLED_APPS = [
     "wallet",
     "rounds",
     "players",
+    "chat",
     "backoffice",
+    "responsible",
 ]
 
 MIDDLEWARE = [
@@ -67,6 +69,8 @@ MIDDLEWARE = [
     "accounts.middleware.LoginStepsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Only on the play pages (one read there): an excluded player is sent to the responsible-gambling page.
+    "responsible.middleware.ExcludedPlayerMiddleware",
     "casino.ratelimit.LoginRateLimitMiddleware",
     # Last, as django-axes asks: it turns a lockout flagged during authenticate() into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -210,6 +214,8 @@ RATE_LIMIT_LOGIN_PER_USERNAME = env_rate("RATE_LIMIT_LOGIN_PER_USERNAME", "10/30
 RATE_LIMIT_LOGIN_PER_ADDRESS = env_rate("RATE_LIMIT_LOGIN_PER_ADDRESS", "30/300")
 RATE_LIMIT_BETS_PER_USER = env_rate("RATE_LIMIT_BETS_PER_USER", "20/10")
 RATE_LIMIT_BETS_PER_ADDRESS = env_rate("RATE_LIMIT_BETS_PER_ADDRESS", "300/10")
+RATE_LIMIT_CHAT_PER_USER = env_rate("RATE_LIMIT_CHAT_PER_USER", "5/10")
+RATE_LIMIT_CHAT_PER_ADDRESS = env_rate("RATE_LIMIT_CHAT_PER_ADDRESS", "100/10")
 # Behind a proxy, the header that carries the client's address (e.g. X-Forwarded-For); unset: REMOTE_ADDR.
 
 # The web process and the worker must share the cache (task progress lives there).
@@ -266,6 +272,9 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 # that gave up would only do the same, more noisily).
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Our consumer tries the broker again every second at most (Celery's waits grow to 30 s) and, once back, has the
+# apps queue again what a restarted broker may have lost (the rounds waiting to settle or be refunded).
+CELERY_WORKER_CONSUMER = "casino.worker_consumer:Consumer"
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
@@ -295,6 +304,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+# Responsible gambling (docs/responsible.md). The jurisdiction of a player with none set (its rules: the
+# responsible.Jurisdiction rows, which operators edit in the admin), the national self-exclusion register's
+# adapter, and the checks the wallet runs in every deposit under the account lock.
+RESPONSIBLE_DEFAULT_JURISDICTION = env_str("RESPONSIBLE_DEFAULT_JURISDICTION", "MT")
+RESPONSIBLE_EXCLUSION_REGISTER = env_str("RESPONSIBLE_EXCLUSION_REGISTER", "responsible.register.DatabaseRegister")
+WALLET_DEPOSIT_CHECKS = ["responsible.checks.deposit_allowed"]
+RESPONSIBLE_PLAY_PATHS = ["/me/tables/"]
 
 LOGGING = {
     "version": 1,

@@ -11,7 +11,8 @@ os.environ.setdefault("FAST_PASSWORD_HASHER", "1")
 # The test client speaks plain HTTP (tests that check HTTPS behaviour ask for secure=True), and every request
 # comes from one address: limits far above any test's traffic; tests of the limits set their own.
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
-for _limit in ("LOGIN_PER_USERNAME", "LOGIN_PER_ADDRESS", "BETS_PER_USER", "BETS_PER_ADDRESS"):
+for _limit in ("LOGIN_PER_USERNAME", "LOGIN_PER_ADDRESS", "BETS_PER_USER", "BETS_PER_ADDRESS", "CHAT_PER_USER",
+               "CHAT_PER_ADDRESS"):
     os.environ.setdefault(f"RATE_LIMIT_{_limit}", "1000000/60")
 # One queue per test session, so two suites on one Redis never take each other's tasks.
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"test-{os.getpid()}")

@@ -29,10 +29,12 @@ urlpatterns = [
     path("api/tables/", include("tables.api_urls")),
     path("api/rounds/", include("rounds.api_urls")),
     path("api/players/", include("players.api_urls")),
+    path("api/chat/", include("chat.api_urls")),
     path("wallet/", include("wallet.urls")),
     path("tables/", include("tables.urls")),
     path("rounds/", include("rounds.urls")),
     path("me/", include("players.urls")),
+    path("support/chat/", include("chat.urls")),
     path("", include("backoffice.urls")),
     path("", include("accounts.urls")),
 ]

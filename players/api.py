@@ -18,8 +18,11 @@ PLAYER = role_permission("play")
 
 class SettingsSerializer(serializers.Serializer):
     sound_on = JsonBooleanField()
-    sound_volume = JsonIntegerField(min_value=0, max_value=100)
+    sound_volume = JsonIntegerField(min_value=0, max_value=100, help_text="the game sound, 0-100")
     dealer_voice = JsonBooleanField()
+    voice_volume = JsonIntegerField(min_value=0, max_value=100, required=False,
+                                    help_text="the dealer's voice, 0-100, beside the game sound's sound_volume; "
+                                              "left as stored when absent")
     video_quality = serializers.ChoiceField(choices=VideoQuality.choices)
     hide_others_chat = JsonBooleanField()
     auto_confirm_bets = JsonBooleanField(

@@ -7,9 +7,12 @@ from wallet.forms import AmountForm
 
 class SettingsForm(forms.Form):
     sound_on = forms.BooleanField(required=False, label="Sound on")
-    sound_volume = WholeNumberField(min_value=0, max_value=100, label="Volume (0-100)",
+    sound_volume = WholeNumberField(min_value=0, max_value=100, label="Game sound volume (0-100)",
                                       widget=forms.NumberInput(attrs={"type": "range", "min": 0, "max": 100}))
     dealer_voice = forms.BooleanField(required=False, label="Hear the dealer's voice")
+    voice_volume = WholeNumberField(min_value=0, max_value=100, required=False,
+                                    label="Dealer's voice volume (0-100)",
+                                    widget=forms.NumberInput(attrs={"type": "range", "min": 0, "max": 100}))
     video_quality = forms.ChoiceField(choices=VideoQuality.choices, label="Video quality",
                                       widget=forms.RadioSelect)
     hide_others_chat = forms.BooleanField(required=False, label="Hide other players' chat messages")

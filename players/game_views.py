@@ -7,6 +7,7 @@ import csv
 from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
@@ -14,6 +15,7 @@ from accounts.permissions import permission_required
 from casino.query_params import cursor_param, date_param
 from rounds import game_history
 from rounds.round_page import round_cards, round_spots_page
+from rounds.round_summary import round_summary
 from rounds.selectors import dealer_cards_shown, hole_card_hidden
 from wallet.currencies import money_format
 
@@ -86,5 +88,9 @@ def my_game(request, game_number: str):
         cards["dealer_total"] = ""
         cards["order"] = [c for c in cards["order"] if not (c["target"] == "dealer" and c["sequence"] == 2)]
     spots, _more = round_spots_page(round=round, player=request.user, limit=100)
-    return render(request, "players/game.html", {"round": round, "cards": cards, "spots": spots,
-                                                 "staff": False, "hidden": hidden})
+    # The summary is written in the reader's language, like the help pages (the detail below is English yet).
+    language = translation.get_language_from_request(request)
+    with translation.override(language):
+        return render(request, "players/game.html", {
+            "round": round, "cards": cards, "spots": spots, "staff": False, "hidden": hidden,
+            "summary": round_summary(round=round, player=request.user)})

@@ -29,8 +29,10 @@ class PlayerProfile(models.Model):
     player = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.PROTECT,
                                   related_name="player_profile")
     sound_on = models.BooleanField(default=True)
-    sound_volume = models.PositiveSmallIntegerField(default=70, help_text="0-100")
+    sound_volume = models.PositiveSmallIntegerField(default=70, help_text="the game sound, 0-100")
     dealer_voice = models.BooleanField(default=True)
+    # The presenter's voice has its own level, so a player can hear the dealer over quiet game sounds (or not).
+    voice_volume = models.PositiveSmallIntegerField(default=70, help_text="the dealer's (presenter's) voice, 0-100")
     video_quality = models.CharField(max_length=8, choices=VideoQuality.choices, default=VideoQuality.AUTO)
     hide_others_chat = models.BooleanField(default=False)
     # Where a table confirms bets automatically at the end of betting time, a player may switch it off and
@@ -46,6 +48,7 @@ class PlayerProfile(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(sound_volume__lte=100), name="players_profile_volume_range"),
+            models.CheckConstraint(condition=Q(voice_volume__lte=100), name="players_profile_voice_volume_range"),
             models.CheckConstraint(condition=Q(video_quality__in=VideoQuality.values),
                                    name="players_profile_video_quality_known"),
             # A disabled chat always says why, so support can answer the player.

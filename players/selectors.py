@@ -28,3 +28,9 @@ def presence_for_session(*, player, table, session_key: str) -> TablePresence | 
         return None
     return (TablePresence.objects.filter(player=player, table=table, session_key=session_key)
             .order_by("-id").first())
+
+
+def players_chat_disabled(*, player_ids) -> set[int]:
+    """Which of these players' chat support has disabled (the chat log shows it beside their messages)."""
+    return set(PlayerProfile.objects.filter(player_id__in=set(player_ids), chat_disabled=True)
+               .values_list("player_id", flat=True))

@@ -60,23 +60,33 @@ def _session_key(value) -> str:
 
 # --- settings ----------------------------------------------------------------------------------------------
 
+def _volume(value, *, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+        raise PlayerRequestError(f"{what} is a whole number from 0 to 100, not {value!r}.")
+    return value
+
+
 def player_settings_update(*, player, sound_on: bool, sound_volume: int, dealer_voice: bool, video_quality: str,
-                           hide_others_chat: bool, auto_confirm_bets: bool | None = None) -> PlayerProfile:
-    """Store the player's sound, video, chat and bet-confirmation preferences; every device reads them from
-    here. `auto_confirm_bets` None keeps the stored choice."""
+                           hide_others_chat: bool, voice_volume: int | None = None,
+                           auto_confirm_bets: bool | None = None) -> PlayerProfile:
+    """Store the player's sound, video, chat and bet-confirmation preferences; every device reads them from here.
+
+    `voice_volume` (the dealer's voice, beside the game sound's `sound_volume`) and `auto_confirm_bets`: None keeps
+    the stored choice, so a client that does not know the setting yet leaves it alone."""
     require_permission(player, "play")
     values: dict[str, Any] = {
         "sound_on": _flag(sound_on, what="Sound"),
         "dealer_voice": _flag(dealer_voice, what="The dealer's voice"),
         "hide_others_chat": _flag(hide_others_chat, what="Hiding other players' chat"),
+        "sound_volume": _volume(sound_volume, what="The volume"),
     }
+    if voice_volume is not None:
+        values["voice_volume"] = _volume(voice_volume, what="The dealer's voice volume")
     if auto_confirm_bets is not None:
         values["auto_confirm_bets"] = _flag(auto_confirm_bets, what="Confirming bets automatically")
-    if isinstance(sound_volume, bool) or not isinstance(sound_volume, int) or not 0 <= sound_volume <= 100:
-        raise PlayerRequestError(f"The volume is a whole number from 0 to 100, not {sound_volume!r}.")
     if video_quality not in VideoQuality.values:
         raise PlayerRequestError(f"Video quality is one of {', '.join(VideoQuality.values)}, not {video_quality!r}.")
-    values |= {"sound_volume": sound_volume, "video_quality": video_quality, "updated_at": timezone.now()}
+    values |= {"video_quality": video_quality, "updated_at": timezone.now()}
     with transaction.atomic(durable=True):
         profile, _ = PlayerProfile.objects.update_or_create(player=player, defaults=values)
     return profile
@@ -88,7 +98,9 @@ def _note(player, author, body: str) -> PlayerNote:
     return PlayerNote.objects.create(player=player, author=author, body=body)
 
 
-def player_chat_disable(*, player, staff, reason: str, origin: Origin | None = None) -> PlayerProfile:
+def player_chat_disable(*, player, staff, reason: str, origin: Origin | None = None,
+                        details: dict[str, Any] | None = None) -> PlayerProfile:
+    """Disable the player's chat with a reason they are told; `details` names what led to it (a chat message)."""
     require_permission(staff, "lookup_players")
     reason = _text(reason, what="reason", max_length=REASON_MAX_LENGTH)
     now = timezone.now()
@@ -99,7 +111,7 @@ def player_chat_disable(*, player, staff, reason: str, origin: Origin | None = N
         profile.save()
         _note(player, staff, f"Chat disabled: {reason}")
         staff_action_record(actor=staff, action=StaffActionKind.CHAT_DISABLED, target=for_user(player),
-                            origin=origin, reason=reason, at=now)
+                            origin=origin, reason=reason, at=now, details=details)
     return profile
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from rounds.continuation_play import ContinuationState
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
+from rounds.labels import OUTCOME_LABELS, hand_title
 from rounds.models import Continuation, Round, RoundBet, RoundEvent
 from rounds.selectors import round_rules
 
@@ -31,6 +32,12 @@ class ContinuationHand:
     outcome_label: str = ""
     net: int | None = None
     notes: list[str] = field(default_factory=list)
+
+    split: bool = False
+
+    @property
+    def title(self) -> str:
+        return hand_title(cards=self.cards, total=self.total, soft=self.soft, split=self.split)
 
 
 @dataclass
@@ -83,8 +90,6 @@ def _state(round: Round, continuation: Continuation) -> ContinuationState:
 
 
 def _hands(round: Round, continuation: Continuation) -> list[ContinuationHand]:
-    from rounds.round_page import OUTCOME_LABELS
-
     state = _state(round, continuation)
     try:
         if continuation.finished_at is not None:
@@ -100,7 +105,7 @@ def _hands(round: Round, continuation: Continuation) -> list[ContinuationHand]:
     for cards, label, net, notes in raw:
         total, soft = _total(cards)
         hands.append(ContinuationHand(cards=cards, total=total, soft=soft, outcome_label=label, net=net,
-                                      notes=notes))
+                                      notes=notes, split=len(raw) > 1))
     return hands
 
 
@@ -136,7 +141,7 @@ def continuation_views(round: Round, spot_ids: list[int]) -> dict[int, Continuat
             carried_dealer=list(row.carried.get("dealer", [])), live_actions=list(row.actions[:row.live_decisions]),
             drawn=drawn, decisions=decisions, hands=_hands(round, row), dealer=dealer,
             dealer_carried=len(row.carried.get("dealer", [])),
-            dealer_total=(f"soft {dealer_total}" if dealer_soft else str(dealer_total)) if dealer else "",
+            dealer_total=hand_title(cards=dealer, total=dealer_total, soft=dealer_soft) if dealer else "",
             net=net, result_label=result)
     return views
 

@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from rounds.continuation_page import continuation_nets
+from rounds.labels import BET_LABELS
 from rounds.models import Round, RoundBet, RoundState, Spot, VoidKind
 from rounds.reversal import round_reversal_moves
 from wallet.models import AccountKind
@@ -22,11 +23,6 @@ from wallet.models import AccountKind
 GAME_HISTORY_PAGE = 20
 GAME_HISTORY_MAX_PAGE = 100
 
-BET_LABELS = {
-    "main": "Main", "golden_chip": "Golden Chip", "bet_behind": "Bet Behind", "any_pair": "Any Pair",
-    "21+3": "21+3", "hot3": "Hot 3", "perfect_pairs": "Perfect Pairs", "insurance": "Insurance",
-    "double": "Double", "split": "Split",
-}
 
 
 @dataclass(frozen=True)
@@ -100,11 +96,11 @@ def game_rows(*, player, rounds: list[Round]) -> list[GameRow]:
             total = sum(net.values())
             result = "won" if total > 0 else "lost" if total < 0 else "even"
             if not net:
-                result = "spot voided" if r.pk in voided_spots else "no bet"
+                result = "bets returned" if r.pk in voided_spots else "no bet"
         elif continuing:
             result = "non-live continuation in play"
         else:
-            result = "spot voided" if r.pk in voided_spots and not staked[r.pk] else "in play"
+            result = "bets returned" if r.pk in voided_spots and not staked[r.pk] else "in play"
         rows.append(GameRow(
             round=r, bets=[(label, currency, amount) for (label, currency), amount in bets[r.pk].items()],
             staked=dict(staked[r.pk]), returned=dict(returned[r.pk]), net=net, spot_nets=spot_nets, result=result,

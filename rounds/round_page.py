@@ -12,17 +12,11 @@ from rounds.continuation_page import ContinuationView, continuation_views
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine_adapter import position_cards, settle_record, spot_turn
-from rounds.game_history import BET_LABELS
+from rounds.labels import BET_LABELS, OUTCOME_LABELS, hand_title
 from rounds.models import CardRecord, CardTarget, Decision, Round, RoundBet, RoundState, Spot
 from rounds.selectors import round_record_load
 
 ROUND_SPOTS_PAGE = 50
-
-OUTCOME_LABELS = {
-    "win": "won", "blackjack": "blackjack", "charlie": "Charlie", "push": "push", "dealer_22": "push on dealer 22",
-    "lose": "lost", "bust": "bust", "dealer_blackjack": "lost to dealer blackjack", "refund": "refunded",
-}
-
 
 
 @dataclass
@@ -34,6 +28,12 @@ class HandView:
     outcome_label: str = ""
     net: int | None = None
     notes: list[str] = field(default_factory=list)
+    split: bool = False  # one of the hands of a split: two cards of 21 there are not a blackjack
+
+    @property
+    def title(self) -> str:
+        """"Blackjack", "soft 17", "20": what the hand's heading says of it."""
+        return hand_title(cards=self.cards, total=self.total, soft=self.soft, split=self.split)
 
 
 @dataclass
@@ -82,7 +82,7 @@ def hand_value_text(cards: list[str]) -> str:
         total, soft = hand_value([parse_card(c) for c in cards])
     except EngineError:
         return ""
-    return f"soft {total}" if soft and total <= 21 else str(total)
+    return hand_title(cards=cards, total=total, soft=soft and total <= 21)
 
 
 def _hand_view(hand, result=None) -> HandView:
@@ -152,6 +152,8 @@ def _spot_views(round: Round, spots: list[Spot]) -> list[SpotView]:
                     hands = [_hand_view(hand) for hand in spot_turn(record, spot_record).hands]
                 except EngineError:
                     hands = []
+        for hand in hands:
+            hand.split = len(hands) > 1
         spot_bets = bets.get(spot.pk, [])
         settled = settlement.get(spot.label)
         net = settled["net"] if settled else None
@@ -177,7 +179,7 @@ def _result_hand(result) -> HandView:
 
 def _result_label(round: Round, spot: Spot, net: int | None, continuation: ContinuationView | None = None) -> str:
     if spot.voided_at is not None:
-        return "spot voided, stakes refunded"
+        return "bets returned to the player, stakes refunded"
     if round.state == RoundState.VOIDED:
         return "round voided, stakes refunded" if round.refunds_done_at else "round voided, refund pending"
     if net is None and continuation is not None and round.state == RoundState.SETTLED:
@@ -189,12 +191,21 @@ def _result_label(round: Round, spot: Spot, net: int | None, continuation: Conti
 
 def round_spots_page(*, round: Round, after: int | None = None, player=None,
                      limit: int = ROUND_SPOTS_PAGE) -> tuple[list[SpotView], int | None]:
-    """The round's spots by id (keyset), with their bets, decisions and hands; (views, next `after`)."""
-    spots = Spot.objects.filter(round=round).select_related("player").order_by("id")
+    """The round's spots in seat order (each seat, then the Bet Behinds on it; a common draw by arrival), with
+    their bets, decisions and hands, by keyset on (seat, behind, id): (views, the last spot's id as `after`)."""
+    from django.db.models import Q
+
+    spots = Spot.objects.filter(round=round).select_related("player").order_by("seat", "behind", "id")
     if player is not None:
         spots = spots.filter(player=player)
     if after is not None:
-        spots = spots.filter(id__gt=after)
+        last = Spot.objects.filter(round=round, pk=after).values("seat", "behind").first()
+        if last is None or last["seat"] is None:
+            spots = spots.filter(id__gt=after)
+        else:
+            seat, behind = last["seat"], last["behind"]
+            spots = spots.filter(Q(seat__gt=seat) | Q(seat=seat, behind__gt=behind)
+                                 | Q(seat=seat, behind=behind, id__gt=after))
     page = list(spots[: limit + 1])
     shown = page[:limit]
     return _spot_views(round, shown), (shown[-1].pk if len(page) > limit else None)

@@ -48,6 +48,7 @@ from rounds.models import (
     Spot,
     SpotStatus,
 )
+from wallet import selectors as wallet_selectors
 
 # --- single rounds -----------------------------------------------------------------------------------------
 
@@ -453,13 +454,31 @@ def spot_view(record: RoundRecord, spot: SpotRecord, round: Round, *, turn: bool
     view["hands"] = [_describe_hand(hand) for hand in play.hands]
     point = play.decision() if round.state == RoundState.DECISIONS and turn else None
     if point is not None:
+        cash = offer_cash(spot, paid=point.double == "paid" or point.split == "paid")
         view["decision"] = {
             "hand": point.hand_index, "actions": list(point.actions), "double": point.double,
             "split": point.split, "double_cost": point.double_cost, "split_cost": point.split_cost,
-            "double_funded": point.double_funded, "split_funded": point.split_funded,
+            "double_funded": offer_funded(point.double, point.double_funded, point.double_cost, cash),
+            "split_funded": offer_funded(point.split, point.split_funded, point.split_cost, cash),
             "timeout_action": point.timeout_action,
         }
     return view
+
+
+def offer_cash(spot: SpotRecord, *, paid: bool) -> int | None:
+    """The cash a paid double or split would be held from now (the wallet's own read), when one is offered.
+
+    Cash, at a Golden Chip position too: its doubles and splits are paid in cash (docs/rules.md), so its Golden
+    Chip balance never funds them. Insurance bought earlier is already out of this balance."""
+    return wallet_selectors.player_balance(player=spot.player_id, currency=spot.currency) if paid else None
+
+
+def offer_funded(offer: str | None, engine_funded: bool, cost: int, cash: int | None) -> bool:
+    """Whether taking this offer now would be played as offered: a free one always, a paid one only if the
+    round's earlier fallback allows it (the engine says) and the cash covers its cost now."""
+    if offer != "paid":
+        return engine_funded
+    return engine_funded and cash is not None and cash >= cost
 
 
 def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, Any]:

@@ -2,9 +2,12 @@
 delivered again (the services check the round's state, so a second delivery does nothing).
 
 A settle or refund that meets a transient database error (a deadlock, a lock wait that ran out, a dropped
-connection) is retried with exponential backoff and jitter: the first retry half a second later, ten in all
-within about a minute, each countdown well below the broker's visibility timeout. A round that still fails, or
-fails for a reason that will not pass by itself, is marked for staff instead of being retried for ever.
+connection, a database restarting) is retried with exponential backoff and jitter: the first retry a quarter to
+half a second later, then doubling to a cap of 2 s, 30 in all, about 45 s (under a minute at worst); each
+countdown well below the broker's visibility timeout. The low cap is what brings a round back within about 2 s of
+the database returning, however long it was away (with a cap of 8 s, the last wait could end 8 s after it was
+back). A round that still fails, or fails for a reason that will not pass by itself, is marked for staff instead
+of being retried for ever.
 """
 
 import logging
@@ -13,13 +16,14 @@ from celery import shared_task
 from django.db import close_old_connections
 
 from casino.retry import backoff_delay, is_transient
+from casino.worker_consumer import broker_reconnected
 from rounds import services
 
 logger = logging.getLogger(__name__)
 
 RETRY_BASE_SECONDS = 0.5
-RETRY_CAP_SECONDS = 8.0
-MAX_RETRIES = 10
+RETRY_CAP_SECONDS = 2.0
+MAX_RETRIES = 30
 
 
 def _retry_or_flag(task, error: Exception, round_id: int, what: str) -> None:
@@ -89,5 +93,17 @@ def continuations_sweep() -> int:
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
-def rounds_recovery_sweep() -> dict:
-    return services.rounds_recovery_sweep()
+def rounds_recovery_sweep(lost_messages: bool = False) -> dict:
+    return services.rounds_recovery_sweep(lost_messages=lost_messages)
+
+
+# A sweep queued on reconnecting that no worker started by then is dropped: the next reconnect or beat sweeps.
+LOST_MESSAGES_SWEEP_EXPIRES_SECONDS = 30.0
+
+
+@broker_reconnected.connect
+def _sweep_after_broker_loss(sender, **_kwargs) -> None:
+    """A worker is back on a broker that may have lost every queued settlement and refund: queue them again now,
+    not when the beat's sweep finds them old enough (casino.worker_consumer). Runs in the worker's main process,
+    which must not block: this only publishes, on the connection that has just come back."""
+    rounds_recovery_sweep.apply_async(kwargs={"lost_messages": True}, expires=LOST_MESSAGES_SWEEP_EXPIRES_SECONDS)

@@ -11,6 +11,7 @@ from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from tables import services
 from tables.currencies import AmountError, major_to_minor, minor_to_major
 from tables.errors import TableConfigError
+from tables.labels import LINE_LABELS
 from tables.models import (
     CLASSIC_DEALINGS,
     MAX_SEATS,
@@ -24,23 +25,6 @@ from tables.models import (
 
 CHARLIE_CHOICES = [("", "No Charlie rule"), *((str(n), f"{n} cards win") for n in range(5, 11))]
 
-LINE_LABELS = {
-    "suited_pair": "Suited pair",
-    "pair": "Pair",
-    "suited_trips": "Suited trips",
-    "straight_flush": "Straight flush",
-    "three_of_a_kind": "Three of a kind",
-    "straight": "Straight",
-    "flush": "Flush",
-    "777": "7-7-7",
-    "suited_21": "Suited 21",
-    "21": "21",
-    "20": "20",
-    "19": "19",
-    "perfect": "Perfect pair",
-    "coloured": "Coloured pair",
-    "mixed": "Mixed pair",
-}
 
 FIELDS_BY_PROFILE = {
     Profile.FREE_BET: {"dealing", "seats", "bet_behind", "multi_seat", "golden_chips", "deal_now_players",

@@ -14,11 +14,9 @@ from rounds.services import table_state_change
 from tables import rtp, rtp_exact, selectors, services
 from tables.errors import TableConfigError, TableConflictError
 from tables.forms import LimitsForm, PaytableForm, RtpRunForm, TableSettingsForm
+from tables.labels import FEATURE_LABELS
 from tables.models import Profile, SideBet, Table, TablePaytable, TableRtpRun, TableState
 
-FEATURE_LABELS = {"bet_behind": "Bet Behind", "multi_seat": "Multi Seat", "deal_now": "Deal Now",
-                  "auto_confirm": "auto-confirmed bets", "golden_chips": "Golden Chips",
-                  "multiple_bets": "Multiple Bets"}
 STATE_ACTIONS = {TableState.OPEN: "Open", TableState.PAUSED: "Pause", TableState.CLOSED: "Close"}
 DETAIL_HISTORY = 10
 

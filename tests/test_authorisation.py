@@ -55,6 +55,7 @@ class World:
     probe: int
     rtp_run: int
     pat_token: int
+    chat_message: int
 
 
 @pytest.fixture
@@ -80,12 +81,15 @@ def world(personas, play, classic_table, funded, operator) -> World:
     r.complete()
     past = r.settle()
     current = services.round_open(table=classic_table, actor=operator)
+    from chat.services import chat_host_post
+
+    message = chat_host_post(actor=operator, table=classic_table, body="Welcome to the table")
     return World(
         table=classic_table.code, past=past.game_number, current=current.game_number, pat=pat.pk,
         pat_account=wallet_selectors.player_accounts(player=pat)[0].pk, pat_transaction=pat_deposit.pk,
         probe=worker_heartbeat_request(user=operator).pk,
         rtp_run=rtp_run_start(actor=operator, table=classic_table, hands=1000).pk,
-        pat_token=api_token_create(user=pat, name="pat's phone")[0].pk,
+        pat_token=api_token_create(user=pat, name="pat's phone")[0].pk, chat_message=message.pk,
     )
 
 
@@ -110,7 +114,7 @@ PAGES = {
     "api-schema": [("GET", (), "", expect(403, OK, OK, OK, OK))],
     "api-docs": [("GET", (), "", expect(LOGIN, OK, OK, OK, OK))],  # a page: a visitor is sent to sign in
     # the back office
-    "backoffice_search": [("GET", (), "?q=past", SUPPORT)],
+    "backoffice_search": [("GET", (), "?q=past", STAFF)],  # a read: the round pages' breadcrumb links here
     "backoffice_round": [("GET", ("past",), "", STAFF)],
     "backoffice_round_void": [("GET", ("past",), "", POST_ONLY), ("POST", ("past",), "", expect(support=400,
                                                                                                  operator=400))],
@@ -126,6 +130,10 @@ PAGES = {
     "backoffice_player_chat": [("GET", ("pat",), "", POST_ONLY), ("POST", ("pat",), "", SUPPORT)],
     "backoffice_player_golden_chips": [("GET", ("pat",), "", POST_ONLY), ("POST", ("pat",), "", OPERATOR)],
     "backoffice_transaction": [("GET", ("pat_transaction",), "", STAFF)],
+    # the chat log: staff read it; support disables a player's chat from a message (an empty reason is sent
+    # back to the log with the reason to give)
+    "chat_log": [("GET", (), "", STAFF)],
+    "chat_message_disable": [("GET", ("chat_message",), "", POST_ONLY), ("POST", ("chat_message",), "", SUPPORT)],
     "backoffice_dashboard": [("GET", (), "", OPERATOR)],
     "backoffice_rtp": [("GET", (), "", OPERATOR)],
     "backoffice_rtp_csv": [("GET", (), "", OPERATOR)],
@@ -186,6 +194,7 @@ ADMIN_MODELS = {  # model -> (its list, its add form)
     "rounds.roundbet": (READ, NOBODY), "rounds.decision": (READ, NOBODY),
     "players.playerprofile": (READ, NOBODY), "players.playernote": (READ, NOBODY),
     "players.tablepresence": (READ, NOBODY),
+    "chat.chatmessage": (READ, NOBODY),
     # sign-in lockouts and second-factor devices: a superuser's only (a lost device is reset by a command)
     "axes.accessattempt": (NOBODY, NOBODY), "axes.accesslog": (NOBODY, NOBODY),
     "axes.accessfailurelog": (NOBODY, NOBODY),
@@ -243,6 +252,11 @@ API = {
     ("GET", "/api/players/me/settings/"): ("", None, PLAYERS),
     ("PUT", "/api/players/me/settings/"): ("", {}, expect(player=400, other=400)),
     ("GET", "/api/players/tables/{code}/help/"): ("", None, SIGNED_IN),
+    # a table's chat: players at it (pat and quinn sit at none here: 409), the host (the studio) everywhere
+    ("GET", "/api/chat/tables/{code}/messages/"): ("", None, expect(player=409, other=409)),
+    ("POST", "/api/chat/tables/{code}/messages/"): ("", {}, expect(player=400, other=400)),
+    ("GET", "/api/chat/tables/{code}/host-messages/"): ("", None, OPERATOR),
+    ("POST", "/api/chat/tables/{code}/host-messages/"): ("", {}, expect(operator=400)),
     ("GET", "/api/auth/tokens/"): ("", None, PLAYERS),
     ("POST", "/api/auth/tokens/"): ("", {}, expect(player=400, other=400)),
     # pat's own key: pat and support revoke it; to anyone else it does not exist

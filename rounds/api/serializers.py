@@ -35,8 +35,12 @@ class DecisionOfferSerializer(serializers.Serializer):
     split = serializers.CharField(allow_null=True, help_text='"free", "paid" or null')
     double_cost = serializers.IntegerField()
     split_cost = serializers.IntegerField()
-    double_funded = serializers.BooleanField()
-    split_funded = serializers.BooleanField()
+    double_funded = serializers.BooleanField(
+        help_text="whether doubling now is played as offered: a free double always; a paid one only when your cash "
+                  "covers double_cost now (at a Golden Chip position too: it is paid in cash). False: the rules' "
+                  "fallback (a hit) would apply")
+    split_funded = serializers.BooleanField(
+        help_text="the same for splitting; an unfunded paid split is played as a hit (under 11) or a stand")
     timeout_action = serializers.CharField()
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from casino.checks import amount_check
+from responsible.checks import bet_allowed
 from rounds import selectors
 from rounds.audit import event_add
 from rounds.engine_adapter import SIDE_KINDS
@@ -179,6 +180,9 @@ def _place(round: Round, *, player, seat, behind: bool, currency, bets: dict[str
         )
         for name, amount in bets.items()
     ]
+    # Responsible gambling, after the round and spot locks: it takes the account lock before it reads the sums.
+    bet_allowed(player=player, currency=currency, now=now,
+                cash_amount=sum(spec.amount for spec in specs if spec.funding == Funding.CASH))
     try:
         held_bets = wallet.bet_hold(
             player=player, holds=specs, idempotency_key=key,

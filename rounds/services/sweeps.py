@@ -18,18 +18,24 @@ from tables.models import TableState
 RECOVERY_GRACE_SECONDS = 5
 
 
-def rounds_recovery_sweep(*, now: datetime | None = None,
-                          grace_seconds: int = RECOVERY_GRACE_SECONDS) -> dict[str, list[int]]:
+def rounds_recovery_sweep(*, now: datetime | None = None, grace_seconds: int = RECOVERY_GRACE_SECONDS,
+                          lost_messages: bool = False) -> dict[str, list[int]]:
     """Re-queue what a dead worker may have left: rounds stuck settling, voided rounds not refunded; and void
-    rounds still being played at a table that was closed some other way."""
+    rounds still being played at a table that was closed some other way.
+
+    lost_messages: the broker has just come back and may have lost every message it held (a worker queues this
+    sweep when it reconnects, casino.worker_consumer), so every waiting round is queued again however recent; a
+    round whose task did survive is settled by whichever copy runs first, the other finds nothing to do."""
     now = _now(now)
     before = now - timedelta(seconds=grace_seconds)
     # A round marked for staff waits for them (rounds.services.attention): queueing it again would fail again.
-    settling = list(Round.objects.filter(state=RoundState.SETTLING, settling_at__lte=before,
-                                         attention_at__isnull=True).values_list("pk", flat=True))
-    refunds = list(Round.objects.filter(state=RoundState.VOIDED, refunds_done_at__isnull=True,
-                                        voided_at__lte=before, attention_at__isnull=True)
-                   .values_list("pk", flat=True))
+    settling_rounds = Round.objects.filter(state=RoundState.SETTLING, attention_at__isnull=True)
+    unrefunded = Round.objects.filter(state=RoundState.VOIDED, refunds_done_at__isnull=True, attention_at__isnull=True)
+    if not lost_messages:
+        settling_rounds = settling_rounds.filter(settling_at__lte=before)
+        unrefunded = unrefunded.filter(voided_at__lte=before)
+    settling = list(settling_rounds.values_list("pk", flat=True))
+    refunds = list(unrefunded.values_list("pk", flat=True))
     for round_id in settling:
         _queue("round_settle", round_id)
     for round_id in refunds:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from rounds.simulator.transport import Refused
 
 if TYPE_CHECKING:
-    from rounds.simulator.table import RoundPlay, TableSim
+    from rounds.simulator.betting import BettingSteps as TableSim
+    from rounds.simulator.table_base import RoundPlay
 
 UNDO_ALL_SHARE = 0.3  # of the undo presses, those that hold the button
 

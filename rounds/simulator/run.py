@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from rounds.simulator.clock import simulated_time
 from rounds.simulator.habits import SimPlayer, players_draw
-from rounds.simulator.table import TableSim, parallel
+from rounds.simulator.table import TableSim
+from rounds.simulator.threads import parallel
 from rounds.simulator.transport import TRANSPORTS, Refused, ServiceTransport
 
 PROFILE_CYCLE = ("free_bet", "free_bet_seated", "classic")

@@ -30,7 +30,7 @@ def pages(settled, alice):
     txn = settled.settlement["wallet_transaction"]
     return [
         # (url, roles that may open it)
-        (reverse("backoffice_search") + "?q=" + gn, SUPPORT_ONLY),
+        (reverse("backoffice_search") + "?q=" + gn, STAFF),  # a read, like the round page it opens
         (reverse("backoffice_round", args=[gn]), STAFF),
         (reverse("backoffice_round_void_progress", args=[gn]), STAFF),
         (reverse("backoffice_player", args=[alice.pk]), STAFF),

@@ -62,7 +62,7 @@ def test_the_detail_page_shows_the_cards_and_decisions_of_the_round(client_for, 
     page = client_for(alice).get(reverse("player_game", args=[settled.game_number])).content.decode()
     assert 'aria-label="10 of hearts"' in page and 'aria-label="King of diamonds"' in page
     assert 'aria-label="9 of clubs"' in page and 'aria-label="10 of spades"' in page  # the dealer's 19
-    assert "stand" in page and "Won" in page and "+10.00 EUR" in page
+    assert "Stand" in page and "Won" in page and "+10.00 EUR" in page
 
 
 def test_a_hole_card_stays_face_down_for_the_player_while_the_round_is_played(client_for, play, funded):

@@ -90,10 +90,12 @@ def test_the_round_page_shows_cards_bets_decisions_money_audit_and_configuration
     assert "alice_plays" in page and "bob_plays" in page
     assert "+10.00 EUR" in page and "-30.00 EUR" in page  # each spot's settled result
     assert "Won" in page and "Lost" in page
-    assert page.count('<th scope="row">Main') == 2
-    assert "stand" in page  # the decisions
+    assert page.count('<th scope="row">Main</th>') == 2  # one Main bet per player (the limits say "Main bet")
+    assert "Stand" in page  # the decisions
     assert "Ledger transactions" in page and "Payout" in page and "Bet" in page
-    assert "bets_placed" in page and "settled" in page  # the audit trail
+    # the audit trail, in words (the stored payload folded under each line)
+    assert "Bets placed" in page and "alice_plays (seat 1) placed Main 10.00 EUR." in page
+    assert "Results: alice_plays (seat 1) +10.00 EUR; bob_plays (seat 2) -30.00 EUR." in page
     assert "configuration version 1" in page and "Decks" in page
     assert "Review the reversal" in page  # settled: the action is a reversal
     # the table it was played at, as configured now (the configuration above is the one frozen for the round)
@@ -242,7 +244,7 @@ def test_a_common_draw_round_shows_the_shared_cards_the_stream_and_each_players_
     r.complete()
     round = r.settle()
     page = text(client_for(support).get(reverse("backoffice_round", args=[round.game_number])))
-    assert "Players' shared cards" in page and "Stream" in page and "S1" in page
+    assert "Players' shared cards" in page and "Extra cards" in page and "S1" in page and "k-th" not in page
     assert page.count("Common draw") == 2 and "hits_on_12" in page and "stands_on_12" in page
     assert "+10.00 EUR" in page and "-10.00 EUR" in page
     mine = text(client_for(hitter).get(reverse("player_game", args=[round.game_number])))

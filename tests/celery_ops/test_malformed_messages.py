@@ -91,3 +91,20 @@ def test_worker_survives_a_task_nobody_registered(worker):
     app.send_task("casino.no_such_task", args=[1], queue=worker["queue"])
     assert _ping_answered(worker).startswith("celery@")
     assert "unregistered task of type 'casino.no_such_task'" in worker["log"].read_text(errors="replace")
+
+
+@pytest.mark.parametrize("payload", [b"not json", b'{"a": 1}', b"[1, 2]", b'[{"body": 1}, "", "x"]'],
+                         ids=["not JSON", "an object", "a short list", "a message without properties"])
+def test_worker_survives_an_unacknowledged_entry_that_is_not_a_message(worker, payload):
+    # kombu keeps a taken message in the `unacked` hash until it is acknowledged, and a worker puts entries older
+    # than the visibility timeout back on their queue: one it cannot read must not stop the worker or the restores.
+    redis, tag = worker["redis"], f"garbage-{uuid.uuid4()}"
+    redis.hset("unacked", tag, payload)
+    redis.zadd("unacked_index", {tag: 1.0})  # taken in 1970: long past the visibility timeout
+    deadline = time.monotonic() + 60
+    while redis.hexists("unacked", tag):
+        assert worker["proc"].poll() is None, f"the worker exited; see {worker['log']}"
+        assert time.monotonic() < deadline, f"the entry was never dealt with; see {worker['log']}"
+        time.sleep(0.2)
+    assert _ping_answered(worker).startswith("celery@")
+    assert not redis.zscore("unacked_index", tag)

@@ -21,3 +21,12 @@ def test_workers_are_a_pool_that_notices_a_lost_child():
     assert settings.CELERY_WORKER_POOL == "prefork"
     assert settings.CELERY_TASK_ACKS_LATE and settings.CELERY_TASK_REJECT_ON_WORKER_LOST
     assert settings.CELERY_BROKER_TRANSPORT == "casino.broker:Transport"
+
+
+def test_a_worker_tries_the_broker_again_every_second_and_queues_lost_work_once_back():
+    # Celery's own consumer waits 2, 4, 6 ... up to 30 s between attempts (tests/celery_ops/test_broker_restart.py
+    # shows the work a restarted broker lost coming back).
+    from casino import worker_consumer
+
+    assert settings.CELERY_WORKER_CONSUMER == "casino.worker_consumer:Consumer"
+    assert worker_consumer.RECONNECT_INTERVAL_MAX <= 1.0

@@ -45,9 +45,37 @@ def test_settings_are_stored_on_the_profile_and_read_back_on_another_device(clie
     assert 'value="35"' in page
     assert re.findall(r'name="video_quality" value="(\w+)"[^>]*checked', page) == ["low"]
     api = laptop.get("/api/players/me/settings/").json()
-    assert api == {"sound_on": True, "sound_volume": 35, "dealer_voice": False, "video_quality": "low",
-                   "hide_others_chat": True, "auto_confirm_bets": False, "chat_disabled": False,
-                   "chat_disabled_reason": ""}
+    # a box left unticked on the page is "no": the dealer's voice and automatic confirmation are off
+    assert api == {"sound_on": True, "sound_volume": 35, "dealer_voice": False, "voice_volume": 70,
+                   "video_quality": "low", "hide_others_chat": True, "auto_confirm_bets": False,
+                   "chat_disabled": False, "chat_disabled_reason": ""}
+
+
+def test_the_dealers_voice_has_its_own_volume_beside_the_game_sound(client_for, player):
+    phone, laptop = client_for(player), client_for(player)
+    response = phone.post(reverse("player_settings"), {
+        "sound_on": "on", "sound_volume": "20", "dealer_voice": "on", "voice_volume": "90", "video_quality": "auto"})
+    assert response.status_code == 302
+    profile = PlayerProfile.objects.get(player=player)
+    assert (profile.sound_volume, profile.voice_volume) == (20, 90)
+    page = laptop.get(reverse("player_settings")).content.decode()
+    assert re.search(r'name="voice_volume"[^>]*value="90"|value="90"[^>]*name="voice_volume"', page)
+    assert "Dealer&#x27;s voice volume (0-100)" in page and "Game sound volume (0-100)" in page
+    body = {"sound_on": True, "sound_volume": 80, "dealer_voice": True, "voice_volume": 15, "video_quality": "auto",
+            "hide_others_chat": False}
+    api = laptop.put("/api/players/me/settings/", body, content_type="application/json").json()
+    assert (api["sound_volume"], api["voice_volume"]) == (80, 15)
+    # a client that does not know the setting yet leaves it as stored
+    del body["voice_volume"]
+    assert laptop.put("/api/players/me/settings/", body, content_type="application/json").json()["voice_volume"] == 15
+    for bad in (101, -1, "loud", True, 1.5):
+        refused = laptop.put("/api/players/me/settings/", body | {"voice_volume": bad},
+                             content_type="application/json")
+        assert refused.status_code == 400 and "voice_volume" in refused.json()["fields"], bad
+    assert PlayerProfile.objects.get(player=player).voice_volume == 15
+    with pytest.raises(PlayerRequestError, match="The dealer's voice volume is a whole number from 0 to 100"):
+        services.player_settings_update(player=player, sound_on=True, sound_volume=5, dealer_voice=True,
+                                        video_quality="auto", hide_others_chat=False, voice_volume=400)
 
 
 def test_settings_refuse_bad_input_and_write_nothing(client_for, player):

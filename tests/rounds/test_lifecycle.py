@@ -133,6 +133,14 @@ def test_the_recovery_sweep_finds_stuck_rounds_and_voids_rounds_at_tables_closed
     services.round_void_refunds(round_id=r.id)
 
 
+def test_after_a_broker_loss_the_sweep_queues_every_waiting_round_however_recent(play, seated_table):
+    settling = play(seated_table)
+    settling.close()  # no bets: settling at once; its task never ran (nothing commits in this test)
+    at = settling.refresh().settling_at
+    assert services.rounds_recovery_sweep(now=at)["settling"] == []  # too recent for the periodic sweep
+    assert services.rounds_recovery_sweep(now=at, lost_messages=True)["settling"] == [settling.id]
+
+
 def test_a_new_shoe_burns_as_many_cards_as_the_shown_card_and_counts_it(classic_table, operator):
     with pytest.raises(errors.InvalidCard):
         services.shoe_start(table=classic_table, actor=operator, burn_card="1x")

@@ -18,6 +18,7 @@ from django.db import connection
 from django.test import Client
 from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
 
+from chat.models import ChatMessage
 from players.api import SettingsSerializer
 from players.forms import NoteForm, SettingsForm, TipForm
 from rounds.api import serializers as rounds_api
@@ -80,6 +81,9 @@ FIELDS: dict[str, list[str]] = {
     # players
     "player_settings": _form(SettingsForm), "player_tables": [], "player_table": [], "player_table_join": [],
     "player_table_leave": [], "player_table_tip": _form(TipForm), "player_table_help": ["lang"],
+    # the chat log and disabling a player's chat from a message
+    "chat_log": ["table", "player", "game", "window", "before"], "chat_message_disable": ["reason", "back"],
+    "api_chat_table": ["after", "body"], "api_chat_host": ["after", "body"],
     # rounds pages
     "round_lookup": ["game_number"], "round_detail": [], "round_replay": [],
     # tables
@@ -120,7 +124,9 @@ FIELDS: dict[str, list[str]] = {
 WRITES_ANYWAY = {"logout", "worker_health_probe", "player_table_join", "player_table_leave",
                  # the studio's pause, resume and close take any text as their reason (stored as text, shown
                  # escaped), and a player may always leave a round (an audit event)
-                 "api_rounds_table_pause", "api_rounds_table_resume", "api_rounds_table_close", "api_round_leave"}
+                 "api_rounds_table_pause", "api_rounds_table_resume", "api_rounds_table_close", "api_round_leave",
+                 # the host writes any one line of text to its table's chat (stored as text, shown escaped)
+                 "api_chat_host"}
 
 
 def url_patterns(resolver=None, prefix="", namespace=""):
@@ -152,7 +158,8 @@ def test_every_url_has_an_entry_in_the_walk():
     assert missing == [], "URLs the hostile walk does not know what they read: add them to FIELDS"
 
 
-WATCHED = [LedgerTransaction, Entry, Bet, Round, Spot, RoundBet, CardRecord, Decision, RoundEvent, Table, TableChange]
+WATCHED = [LedgerTransaction, Entry, Bet, Round, Spot, RoundBet, CardRecord, Decision, RoundEvent, Table, TableChange,
+           ChatMessage]
 
 
 def written_counts() -> tuple:

@@ -290,7 +290,7 @@ def test_detail_shows_configuration_limits_paytables_rtps_and_history(client_for
     body = client_for(operator).get(reverse("table_detail", args=["FB01"])).content.decode()
     for text in ("Free Bet One", "unlimited (common draw)", "500.00", "1.00, 5.00, 25.00, 100.00, 500.00",
                  "95.9036 %", "96.2961 %", "94.5951 %", "92.5301 %", "98.4283 %", "Not simulated yet",
-                 "Created free_bet table FB01", reverse("table_strategy", args=["FB01"])):
+                 "Created Free Bet Blackjack (common draw) table FB01", reverse("table_strategy", args=["FB01"])):
         assert text in body, text
 
 
@@ -312,12 +312,28 @@ def test_history_pages_by_version_and_loads_older_entries_as_a_fragment(client_f
     client = client_for(operator)
     url = reverse("table_history", args=["FB01"])
     page = client.get(url).content.decode()
-    assert "betting_seconds: 38 → 39" in page and "Created free_bet" not in page
+    assert "Betting time changed from 38 s to 39 s." in page and "Created Free Bet" not in page
     assert f'hx-get="{url}?before=7"' in page
     older = client.get(url, {"before": "7"}, **HTMX).content.decode()
-    assert "<html" not in older and "Created free_bet table FB01" in older and "betting_seconds: 13 → 14" in older
+    assert "<html" not in older and "Created Free Bet Blackjack (common draw) table FB01" in older
+    assert "Betting time changed from 13 s to 14 s." in older
     assert "hx-get" not in older
     assert client.get(url, {"before": "junk"}).status_code == 200
+
+
+def test_history_says_each_change_in_plain_sentences_with_money_in_its_currency(client_for, operator, table):
+    """Was `limits.main.EUR.chips: [100, 500, ...] → [...]` and `side_bets: [...]`: dotted keys and minor units."""
+    services.bet_limits_set(actor=operator, reason="higher stakes", table=table, limits=[
+        {"bet_type": "main", "currency": "EUR", "min": 200, "max": 400_000, "chips": [200, 1000, 5000]}])
+    services.table_update(actor=operator, reason="faster", table=table, decks=6, deal_now=True)
+    page = client_for(operator).get(reverse("table_history", args=["FB01"])).content.decode()
+    assert "Main bet in EUR: minimum 1.00 EUR became 2.00 EUR; maximum 5,000.00 EUR became 4,000.00 EUR; chips" in page
+    assert "became 2.00, 10.00, 50.00 EUR." in page
+    assert "Decks changed from 8 to 6." in page and "Deal Now switched on." in page
+    summary = page[page.index("<tbody>"):page.index("</tbody>")].split("<details>")[0]
+    assert "limits.main" not in page.split("<details>")[0] and "[100" not in summary and "deal_now" not in summary
+    detail = client_for(operator).get(reverse("table_detail", args=["FB01"])).content.decode()
+    assert "Decks changed from 8 to 6." in detail and "deal_now" not in detail.split('id="history-heading"')[1]
 
 
 @pytest.mark.parametrize(("profile", "expected"), [("free_bet", "FD"), ("free_bet_seated", "FP"), ("classic", "Ds")])

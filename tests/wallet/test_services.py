@@ -363,8 +363,8 @@ def test_batch_hold_and_resolve_take_the_same_number_of_queries_for_any_count(ro
     large = queries(players, 25)  # 300 bets over 12 players
     assert small == large, (small, large)
     # Inside the test's transaction each call adds SAVEPOINT and RELEASE to: hold = row with house accounts,
-    # lock, write; resolve = row, bets, house accounts, lock, write.
-    assert large == (5, 7)
+    # lock, write; resolve = row, the bets checked with their accounts locked, house accounts, write.
+    assert large == (5, 6)
     assert BetResolution.objects.count() == 302
 
 

@@ -1,6 +1,9 @@
 """The cashier and the promotions: deposits, withdrawals, tips, Golden Chip grants and staff adjustments, each
 a transfer between one player account and one house account."""
 
+from collections.abc import Callable
+from datetime import datetime
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -8,6 +11,7 @@ from accounts.models import StaffActionKind
 from accounts.staffaudit import Origin, for_user, staff_action_record
 from wallet.currencies import currency_get
 from wallet.errors import InvalidAmount, InvalidRequest
+from wallet.guards import deposit_checks_run
 from wallet.models import PLAYER_KINDS, Account, AccountKind, LedgerTransaction, TransactionKind
 from wallet.services.ledger import (
     REFERENCE_MAX_LENGTH,
@@ -40,9 +44,10 @@ def account_for_player(user, currency: str, kind: str = AccountKind.PLAYER_CASH)
 def _transfer(
     *, service: str, txn_kind: str, player, currency: str, amount: int, house_kind: str, key: str,
     player_kind: str = AccountKind.PLAYER_CASH, actor=None, reference: str = "", reason: str = "",
-    meta: dict | None = None, durable: bool = True,
+    meta: dict | None = None, durable: bool = True, under_lock: Callable[[datetime], None] | None = None,
 ) -> LedgerTransaction:
-    """Move `amount` (signed: > 0 credits the player) between one player account and one house account."""
+    """Move `amount` (signed: > 0 credits the player) between one player account and one house account.
+    `under_lock(now)` runs once the player's account is locked, before anything is posted."""
     player_id = _user_id(player, what="player")
     meta = _meta_check(meta)
     fingerprint = _fingerprint(service, {
@@ -60,6 +65,8 @@ def _transfer(
             player_row = _player_accounts_lock(db, {(player_id, player_kind, currency)}, create=amount > 0)[
                 (player_id, player_kind, currency)
             ]
+            if under_lock is not None:
+                under_lock(now)
             _post(db, txn=txn, legs={player_row.id: amount, house.id: -amount},
                   accounts={player_row.id: player_row, house.id: house}, now=now)
         return txn
@@ -69,7 +76,8 @@ def _transfer(
 
 def deposit(*, player, currency: str, amount: int, idempotency_key: str, actor=None, reference: str = "",
             meta: dict | None = None, durable: bool = True) -> LedgerTransaction:
-    """Cash in through the cashier: house cashier -> player cash, within the per-transaction limits."""
+    """Cash in through the cashier: house cashier -> player cash, within the per-transaction limits and the
+    checks of settings.WALLET_DEPOSIT_CHECKS (responsible gambling), which run under the account lock."""
     currency_get(currency)
     _amount_check(amount)
     _limits_check(amount, currency, what="deposit")
@@ -78,6 +86,7 @@ def deposit(*, player, currency: str, amount: int, idempotency_key: str, actor=N
         house_kind=AccountKind.HOUSE_CASHIER, key=_key_check(idempotency_key), actor=actor,
         reference=_text_check(reference, what="reference", max_length=REFERENCE_MAX_LENGTH), meta=meta,
         durable=durable,
+        under_lock=lambda now: deposit_checks_run(player=player, currency=currency, amount=amount, now=now),
     )
 
 

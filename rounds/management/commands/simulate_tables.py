@@ -10,7 +10,7 @@ it to settle each round. --settle inline calls round_settle (what the worker's t
 from django.core.management.base import BaseCommand, CommandError
 
 from rounds.simulator import SimulationConfig, simulation_run
-from rounds.simulator.table import SimulationStuck
+from rounds.simulator.table_base import SimulationStuck
 
 
 class Command(BaseCommand):

@@ -1,0 +1,270 @@
+"""A round in a few lines, for the top of its pages: what it came to (one sentence), each player's stake, return
+and net in the currency, and what happened in order with times. Support reads it aloud to a player; the player's
+game page shows the same for their own positions (never another player's bets, cards or result).
+
+The money per player is the game history's (rounds.game_history.game_rows), so the round page, the player's game
+page, their history and its CSV tell one truth, reversals included. The steps are the audit trail's events, the
+cards of one deal gathered into one step; the full trail stays below on the staff page.
+
+Player pages are translated: every sentence here goes through gettext, money through the reader's locale."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Sum
+from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import gettext as _
+
+from casino.locale_formats import money_in
+from casino.money import format_minor
+from rounds.audit_words import card_text
+from rounds.game_history import GameRow, game_rows
+from rounds.labels import action_label, void_reason_text
+from rounds.models import Round, RoundBet, RoundEvent, RoundState, Spot, VoidKind
+
+# Names from rounds.labels that the steps translate at run time; marked here so makemessages keeps them.
+_TRANSLATED_NAMES = (
+    gettext_noop("Main"), gettext_noop("Golden Chip"), gettext_noop("Insurance"), gettext_noop("Double"),
+    gettext_noop("Split"), gettext_noop("hit"), gettext_noop("stand"), gettext_noop("double"), gettext_noop("split"),
+    gettext_noop("no decision in time"), gettext_noop("take insurance"), gettext_noop("no insurance"),
+    gettext_noop("free double"), gettext_noop("free split"),
+)
+
+# Players named one by one in a staff summary (a common draw may have thousands: the totals count them all).
+SUMMARY_PLAYERS = 20
+# Steps shown; the audit trail below has every event.
+SUMMARY_STEPS = 60
+
+
+@dataclass(frozen=True)
+class PlayerMoney:
+    player: Any
+    where: str  # "seat 3", "seats 1 and 4", "" (common draw)
+    row: GameRow  # staked / returned / net per currency, result
+
+
+@dataclass(frozen=True)
+class Step:
+    at: datetime
+    text: str
+
+
+@dataclass
+class RoundSummary:
+    headline: str
+    players: list[PlayerMoney] = field(default_factory=list)
+    more_players: int = 0
+    totals: list[dict[str, Any]] = field(default_factory=list)  # per currency: staked, players, bets
+    steps: list[Step] = field(default_factory=list)
+    more_steps: bool = False
+
+
+def _money(amount: int, currency: str) -> str:
+    """The house's "10.00 EUR" in English (as every other amount on the pages); the reader's locale otherwise."""
+    language = (get_language() or "en").split("-")[0]
+    return format_minor(amount, currency) if language == "en" else money_in(amount, currency, language=language)
+
+
+def _headline(round: Round) -> str:
+    state = round.state
+    if state == RoundState.VOIDED:
+        if round.void_kind == VoidKind.REVERSAL:
+            return (_("Reversed after it was settled: every payout was taken back and every stake returned.")
+                    if round.refunds_done_at else _("Being reversed: payouts are being taken back and stakes "
+                                                    "returned."))
+        why = void_reason_text(round)
+        if round.refunds_done_at:
+            return _("Voided, so nobody won or lost: every stake was refunded. Why: %(why)s") % {"why": why}
+        return _("Voided: the stakes are being refunded. Why: %(why)s") % {"why": why}
+    if state == RoundState.SETTLED:
+        dealer = (round.settlement or {}).get("dealer") or {}
+        cards = " ".join(card_text(c) for c in dealer.get("cards", []))
+        return _("Settled: the dealer had %(total)s (%(cards)s), and every bet was paid or lost.") % {
+            "total": dealer.get("total"), "cards": cards}
+    if state == RoundState.SETTLING:
+        return _("The dealer's hand is complete; the bets are being settled.")
+    return _("Still in play (%(state)s): nothing is won or lost yet.") % {"state": round.get_state_display().lower()}
+
+
+def _where(seats: list[tuple[int | None, bool]]) -> str:
+    names = [(_("Bet Behind on seat %(seat)s") if behind else _("seat %(seat)s")) % {"seat": seat}
+             for seat, behind in seats if seat is not None]
+    return ", ".join(names)
+
+
+class _Names:
+    """Who acted, as the reader of the page calls them: "You" for the player reading it, a username for staff."""
+
+    def __init__(self, spots: dict[int, Spot], viewer):
+        self.spots, self.viewer = spots, viewer
+
+    def of(self, spot_id) -> str | None:
+        spot = self.spots.get(spot_id)
+        if spot is None:
+            return None  # another player's spot, on a player's page: left out
+        where = ((_("Bet Behind on seat %(seat)s") if spot.behind else _("seat %(seat)s")) % {"seat": spot.seat}
+                 if spot.seat else "")
+        who = _("You") if self.viewer is not None else spot.player.get_username()
+        return f"{who} ({where})" if where else who
+
+
+def _bets_text(bets: list[dict[str, Any]], currency: str) -> str:
+    from rounds.labels import bet_label
+
+    return ", ".join(f"{_(bet_label(b.get('kind', '')))} {_money(int(b.get('amount') or 0), currency)}"
+                     for b in bets)
+
+
+def _card_to(payload: dict[str, Any], seats: set[int] | None, hide_hole: bool) -> str | None:
+    target, card = payload.get("target"), card_text(payload.get("card", ""))
+    if target == "dealer" and hide_hole and payload.get("sequence") == 2:
+        return _("dealer a face-down card")
+    if target == "dealer":
+        return _("dealer %(card)s") % {"card": card}
+    if target == "seat":
+        if seats is not None and payload.get("seat") not in seats:
+            return None
+        return _("seat %(seat)s %(card)s") % {"seat": payload.get("seat"), "card": card}
+    if target == "stream":
+        return _("extra card %(card)s") % {"card": card}
+    return _("shared %(card)s") % {"card": card}
+
+
+def _steps(round: Round, names: _Names, *, seats: set[int] | None, staff: bool,
+           hide_hole: bool = False) -> tuple[list[Step], bool]:
+    """The round's events in order as steps; a run of cards is one step."""
+    steps: list[Step] = []
+    cards: list[str] = []
+    cards_at: datetime | None = None
+
+    def flush() -> None:
+        nonlocal cards, cards_at
+        if cards and cards_at is not None:
+            steps.append(Step(cards_at, _("Cards dealt: %(cards)s.") % {"cards": ", ".join(cards)}))
+        cards, cards_at = [], None
+
+    events = RoundEvent.objects.filter(round=round).order_by("id").values_list("kind", "at", "payload")
+    for kind, at, payload in events.iterator(chunk_size=500):
+        payload = payload or {}
+        if kind == "card":
+            shown = _card_to(payload, seats, hide_hole)
+            if shown:
+                cards_at = cards_at or at
+                cards.append(shown)
+            continue
+        text = _event_text(kind, payload, names, staff=staff)
+        if text is None:
+            continue
+        flush()
+        steps.append(Step(at, text))
+        if len(steps) >= SUMMARY_STEPS:
+            return steps, True
+    flush()
+    return steps, False
+
+
+def _event_text(kind: str, p: dict[str, Any], names: _Names, *, staff: bool) -> str | None:
+    if kind == "opened":
+        return _("The round opened (shoe %(shoe)s).") % {"shoe": p.get("shoe")}
+    if kind == "bets_placed":
+        spot = p.get("spot") or {}
+        who = names.of(spot.get("id"))
+        if who is None:
+            return None
+        return _("%(who)s bet %(bets)s.") % {"who": who, "bets": _bets_text(p.get("bets", []),
+                                                                              spot.get("currency", ""))}
+    if kind == "state":
+        return {RoundState.BETTING_CLOSED: _("Betting closed."), RoundState.DEALER: _("The dealer's turn."),
+                RoundState.INSURANCE: _("Insurance was offered.")}.get(p.get("to"))
+    if kind == "decision":
+        who = names.of(p.get("spot"))
+        if who is None:
+            return None
+        taken = p.get("effective") or p.get("action", "")
+        return _("%(who)s, hand %(hand)s: %(action)s.") % {"who": who, "hand": int(p.get("hand") or 0) + 1,
+                                                          "action": _(action_label(taken))}
+    if kind == "timeout":
+        mine = [names.of(s) for s in p.get("spots", [])]
+        mine = [m for m in mine if m]
+        if not mine:
+            return None
+        return _("Time ran out for %(who)s: the timeout rule decided.") % {"who": ", ".join(mine)}
+    if kind == "settled":
+        return _("Settled: every bet was paid or lost.")
+    if kind == "voided":
+        return _("The round was voided: %(why)s") % {"why": p.get("reason", "")}
+    if kind == "reversed":
+        return _("The settled round was reversed: %(why)s") % {"why": p.get("reason", "")}
+    if kind == "refunded" and p.get("done"):
+        return (_("Every adjustment of the reversal was made.") if "adjustments" in p
+                else _("Every stake was refunded."))
+    if kind == "spot_voided":
+        who = names.of(p.get("spot"))
+        return None if who is None else _("%(who)s: bets returned (%(why)s).") % {"who": who,
+                                                                                 "why": p.get("reason", "")}
+    if kind == "malfunction":
+        return _("A malfunction was found: %(why)s") % {"why": p.get("reason", "")}
+    if kind == "paused":
+        return _("The table paused.")
+    if kind == "resumed":
+        return _("The table resumed.")
+    if kind == "continuation_started":
+        who = names.of(p.get("spot"))
+        return None if who is None else _("%(who)s disconnected: the position continues apart.") % {"who": who}
+    if kind == "continuation_settled":
+        who = names.of(p.get("spot"))
+        return None if who is None else _("%(who)s: the continuation settled.") % {"who": who}
+    if kind == "attention_needed" and staff:
+        return _("The worker gave up: %(why)s") % {"why": p.get("reason", "")}
+    if kind == "attention_retried" and staff:
+        return _("Staff retried it: %(why)s") % {"why": p.get("reason", "")}
+    return None
+
+
+def round_summary(*, round: Round, player=None) -> RoundSummary:
+    """The summary of the round for staff (player None: every player, the first SUMMARY_PLAYERS named) or for
+    one player (their own positions only)."""
+    spots_query = Spot.objects.filter(round=round).select_related("player").order_by("seat", "behind", "id")
+    if player is not None:
+        spots_query = spots_query.filter(player=player)
+    summary = RoundSummary(headline=_headline(round))
+    player_ids: list[int] = []
+    seats_of: dict[int, list[tuple[int | None, bool]]] = {}
+    named_spots: dict[int, Spot] = {}
+    for spot in spots_query[: SUMMARY_PLAYERS * 8]:
+        if spot.player_id not in seats_of:
+            if len(player_ids) >= SUMMARY_PLAYERS:
+                continue
+            player_ids.append(spot.player_id)
+            seats_of[spot.player_id] = []
+        seats_of[spot.player_id].append((spot.seat, spot.behind))
+        named_spots[spot.pk] = spot
+    users = get_user_model().objects.in_bulk(player_ids)
+    for player_id in player_ids:
+        row = game_rows(player=users[player_id], rounds=[round])[0]
+        summary.players.append(PlayerMoney(player=users[player_id], where=_where(seats_of[player_id]), row=row))
+    if player is None:
+        summary.totals = list(RoundBet.objects.filter(round=round).values("currency").annotate(
+            staked=Sum("amount"), players=Count("spot__player", distinct=True), bets=Count("id"))
+            .order_by("currency"))
+        everyone = sum(t["players"] for t in summary.totals)
+        summary.more_players = max(0, everyone - len(summary.players))
+    seats = None if player is None else {seat for seats in seats_of.values() for seat, _b in seats if seat}
+    names = _Names(named_spots if player is not None else _all_named(round, named_spots), player)
+    from rounds.selectors import hole_card_hidden
+
+    summary.steps, summary.more_steps = _steps(round, names, seats=seats, staff=player is None,
+                                               hide_hole=player is not None and hole_card_hidden(round))
+    return summary
+
+
+def _all_named(round: Round, named: dict[int, Spot]) -> dict[int, Spot]:
+    """For staff every spot is named; beyond the players in the table, the steps name them too (a bounded read:
+    the steps stop at SUMMARY_STEPS)."""
+    if len(named) < SUMMARY_PLAYERS:
+        return named
+    return {spot.pk: spot for spot in Spot.objects.filter(round=round).select_related("player")[:2000]}

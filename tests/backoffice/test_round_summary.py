@@ -1,0 +1,83 @@
+"""The round summary at the top of the round page (support) and of the player's game page: each player's stake,
+return and net in the currency, the outcome in one sentence, and what happened in order with times (UTC)."""
+
+import re
+
+from django.urls import reverse
+from django.utils import translation
+
+from rounds import services as round_services
+from rounds.round_summary import round_summary
+
+
+def text(response) -> str:
+    assert response.status_code == 200, response.status_code
+    return response.content.decode()
+
+
+def plain(html: str) -> str:
+    import html as h
+
+    return re.sub(r"\s+", " ", h.unescape(re.sub(r"<[^>]+>", " ", html)))
+
+
+def summary_of(page: str) -> str:
+    return plain(page[page.index('id="summary-heading"'):page.index("</section>", page.index('id="summary-heading"'))])
+
+
+def test_support_reads_each_players_money_and_the_steps_in_order_above_the_detail(client_for, support, settled):
+    page = text(client_for(support).get(reverse("backoffice_round", args=[settled.game_number])))
+    assert page.index('id="summary-heading"') < page.index('id="spots-heading"') < page.index('id="audit-heading"')
+    summary = summary_of(page)
+    assert "Settled: the dealer had 19 (9♣ 10♠)" in summary
+    assert "alice_plays seat 1 10.00 EUR 20.00 EUR +10.00 EUR Won" in summary
+    assert "bob_plays seat 2 30.00 EUR 0.00 EUR -30.00 EUR Lost" in summary
+    assert "2 players staked 40.00 EUR in 2 bets." in summary
+    steps = re.findall(r"\d\d:\d\d:\d\d ([^<]+?)(?= \d\d:\d\d:\d\d | In order|$)", summary.split("(times in UTC)")[1])
+    assert steps[0] == "The round opened (shoe 1)."
+    joined = " | ".join(steps)
+    order = ["alice_plays (seat 1) bet Main 10.00 EUR.", "Betting closed.",
+             "Cards dealt: seat 1 10♥, seat 2 10♠, dealer 9♣, seat 1 K♦, seat 2 6♣.",
+             "alice_plays (seat 1), hand 1: stand.", "bob_plays (seat 2), hand 1: stand.", "The dealer's turn.",
+             "Cards dealt: dealer 10♠.", "Settled: every bet was paid or lost."]
+    positions = [joined.index(step) for step in order]
+    assert positions == sorted(positions)
+
+
+def test_the_player_reads_only_their_own_money_and_steps(client_for, settled, alice):
+    page = text(client_for(alice).get(reverse("player_game", args=[settled.game_number])))
+    summary = summary_of(page)
+    assert "seat 1 10.00 EUR 20.00 EUR +10.00 EUR Won" in summary
+    assert "You (seat 1) bet Main 10.00 EUR." in summary and "You (seat 1), hand 1: stand." in summary
+    assert "bob_plays" not in page and "30.00" not in summary and "seat 2" not in summary  # not another's
+
+
+def test_a_reversed_round_says_what_each_player_kept(client_for, operator, settled, alice):
+    round_services.round_reverse(round_id=settled.pk, actor=operator, reason="Wrong paytable")
+    summary = summary_of(text(client_for(operator).get(reverse("backoffice_round", args=[settled.game_number]))))
+    assert "Reversed after it was settled: every payout was taken back and every stake returned." in summary
+    assert "alice_plays seat 1 10.00 EUR 10.00 EUR 0.00 EUR Reversed" in summary
+    assert "The settled round was reversed: Wrong paytable" in summary
+    mine = summary_of(text(client_for(alice).get(reverse("player_game", args=[settled.game_number]))))
+    assert "10.00 EUR 10.00 EUR 0.00 EUR Reversed" in mine and "stakes refunded" not in mine.lower()
+
+
+def test_a_hole_card_stays_face_down_in_the_players_steps_while_they_play(client_for, play, funded):
+    from tests.factories import RoundTableFactory
+
+    table = RoundTableFactory(profile="classic", dealing="us_peek_after")
+    player = funded(username="holecard", cash=100_00)
+    r = play(table)
+    r.bet(player, {"main": 1000}, seat=1)
+    r.close()
+    r.cards("Th", "9c", "7d", "Kd")  # seat 1, dealer up, seat 1, the dealer's hole card
+    summary = summary_of(text(client_for(player).get(reverse("player_game", args=[r.round.game_number]))))
+    assert "dealer a face-down card" in summary and "K♦" not in summary
+
+
+def test_the_summary_is_in_swedish_for_a_swedish_reader(settled, alice):
+    with translation.override("sv"):
+        summary = round_summary(round=settled, player=alice)
+    assert summary.steps[0].text == "Rundan öppnades (sko 1)."
+    assert "Spelet stängdes för insatser." in [step.text for step in summary.steps]
+    assert "Du (plats 1) satsade Huvudinsats 10,00" in summary.steps[1].text
