@@ -395,7 +395,8 @@ def last_bets(*, table, player, before_round_id: int) -> list[dict[str, Any]]:
     placements = []
     spots = Spot.objects.filter(round_id=latest, player=player).prefetch_related(
         Prefetch("bets", queryset=RoundBet.objects.filter(
-            kind__in=("main", "golden_chip", "bet_behind", "any_pair", "21+3", "hot3", "perfect_pairs")
+            kind__in=("main", "golden_chip", "bet_behind", "any_pair", "21+3", "hot3", "perfect_pairs"),
+            returned__isnull=True,  # an undone bet is not one of the player's last bets
         ).order_by("id"))
     ).order_by("seat", "behind", "id")
     seen: set[tuple[int | None, bool]] = set()

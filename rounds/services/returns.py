@@ -17,7 +17,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Max
+from django.db.models import F, Max, OuterRef, Subquery
 
 from rounds.audit import event_add
 from rounds.errors import IllegalTransition
@@ -95,15 +95,16 @@ def bets_return(round: Round, spots: dict[int, Spot], chosen: dict[int, list[Rou
     return {"returned": sorted(returned), "spots_voided": [spot.pk for spot in whole]}
 
 
-def confirm_spots(spots: list[Spot], *, now: datetime) -> list[int]:
-    """Confirm every bet now standing on these spots; the ids of the spots that had any."""
-    latest = dict(RoundBet.objects.filter(spot__in=spots, returned__isnull=True).values_list("spot_id")
-                  .annotate(last=Max("id")).values_list("spot_id", "last"))
-    for spot in spots:
-        if spot.pk in latest and spot.confirmed_through != latest[spot.pk]:
-            Spot.objects.filter(pk=spot.pk).update(confirmed_through=latest[spot.pk], confirmed_at=now)
-            spot.confirmed_through, spot.confirmed_at = latest[spot.pk], now
-    return sorted(latest)
+def confirm_spots(spots: list[Spot], *, now: datetime) -> None:
+    """Confirm every bet now standing on these spots, in one statement (a close may confirm thousands of Bet
+    Behinds): each spot's `confirmed_through` becomes its latest standing bet."""
+    if not spots:
+        return
+    latest = (RoundBet.objects.filter(spot=OuterRef("pk"), returned__isnull=True).order_by()
+              .values("spot").annotate(last=Max("id")).values("last"))
+    Spot.objects.filter(pk__in=[s.pk for s in spots]).annotate(last=Subquery(latest)).filter(
+        last__isnull=False).exclude(confirmed_through=F("last")).update(
+        confirmed_through=Subquery(latest), confirmed_at=now)
 
 
 def unconfirmed_at_close(round: Round, *, now: datetime) -> None:

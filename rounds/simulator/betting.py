@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from rounds.simulator.habits import SimPlayer, stake_from_chips
+from rounds.simulator.moves import seat_moves, undo_presses
 from rounds.simulator.table_base import BETTING, RoundPlay, TableBase
 from rounds.simulator.threads import parallel
 from rounds.simulator.transport import Refused
@@ -26,6 +27,8 @@ class BettingSteps(TableBase):
             self.seats_take(play, players)
         self.count("player rounds", len(play.present))
         self.double_presses(play)
+        undo_presses(self, play)
+        seat_moves(self, play)
         self.maybe_pause(play, BETTING)
         self.disconnects_during_betting(play)
         if self.maybe_malfunction(play, BETTING):

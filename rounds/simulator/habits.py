@@ -41,6 +41,8 @@ class Habits:
     deal_now: float  # chance of confirming at once at a Deal Now table
     reload: bool  # deposits again when the bankroll runs out
     cash_out: float  # chance of withdrawing part of a winning balance after a round
+    undo: float  # chance of pressing UNDO after placing (and placing again)
+    seat_change: float  # Multi Seat tables: chance of moving to a free seat before the deal
 
 
 def habits_draw(rng: Random) -> Habits:
@@ -61,6 +63,8 @@ def habits_draw(rng: Random) -> Habits:
         deal_now=rng.choice((0.3, 0.8, 1.0)),
         reload=rng.random() < 0.5,
         cash_out=rng.choice((0.0, 0.0, 0.02, 0.05)),
+        undo=rng.choice((0.0, 0.1, 0.3)),
+        seat_change=rng.choice((0.0, 0.0, 0.2)),
     )
 
 

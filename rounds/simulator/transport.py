@@ -117,6 +117,18 @@ class ServiceTransport:
 
         return self.call(services.betting_confirm, round_id=round.id, player=player, now=now)
 
+    def bets_undo(self, *, player, round: RoundRef, everything: bool, now=None) -> dict[str, Any]:
+        from rounds import services
+
+        return self.call(services.bets_undo, round_id=round.id, player=player, everything=everything,
+                         idempotency_key=new_key(), now=now)
+
+    def seat_move(self, *, player, round: RoundRef, from_seat: int, to_seat: int, now=None) -> dict[str, Any]:
+        from rounds import services
+
+        return self.call(services.seat_move, round_id=round.id, player=player, from_seat=from_seat,
+                         to_seat=to_seat, idempotency_key=new_key(), now=now)
+
     def leave(self, *, player, round: RoundRef, now=None) -> dict[str, Any]:
         from rounds import services
 
@@ -286,6 +298,13 @@ class ApiTransport(ServiceTransport):
 
     def confirm(self, *, player, round: RoundRef, now=None) -> dict[str, Any]:
         return self.request(player, "POST", self.url(round, "confirm/"))
+
+    def bets_undo(self, *, player, round: RoundRef, everything: bool, now=None) -> dict[str, Any]:
+        return self.request(player, "POST", self.url(round, "bets/undo/"), {"all": everything}, key=True)
+
+    def seat_move(self, *, player, round: RoundRef, from_seat: int, to_seat: int, now=None) -> dict[str, Any]:
+        return self.request(player, "POST", self.url(round, "seats/move/"),
+                            {"from_seat": from_seat, "to_seat": to_seat}, key=True)
 
     def leave(self, *, player, round: RoundRef, now=None) -> dict[str, Any]:
         return self.request(player, "POST", self.url(round, "leave/"))

@@ -134,6 +134,20 @@ def test_the_limits_and_double_count_only_bets_still_standing(play, free_bet_tab
     assert cash(player) == 10_000_00 - maximum
 
 
+@pytest.mark.django_db
+def test_repeat_places_again_the_bets_that_stood_not_the_undone_ones(play, free_bet_table, funded):
+    player = funded()
+    r = play(free_bet_table)
+    r.bet(player, {"main": 1000})
+    r.bet(player, {"main": 500 * 2, "any_pair": 500})
+    undo(r, player)
+    services.round_void(round_id=r.id, reason="studio test over")
+    services.round_void_refunds(round_id=r.id)
+    nxt = play(free_bet_table)
+    services.bets_repeat(round_id=nxt.id, player=player, idempotency_key=new_key())
+    assert standing(nxt, player) == [("main", 1000)]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_undos_each_take_back_a_different_bet_and_none_twice(play, free_bet_table, funded):
     player = funded()
@@ -195,3 +209,20 @@ def test_the_undo_api_takes_back_bets_and_refuses_bad_input(client_for, personas
     nothing = client.post(url, {"all": True}, content_type="application/json")
     assert nothing.status_code == 409 or nothing.status_code == 400, nothing.json()
     assert "no bets" in nothing.json()["message"]
+
+
+@pytest.mark.django_db
+def test_a_bet_behind_on_a_seat_its_player_undid_is_refunded_at_the_close_unless_someone_sits(
+        play, classic_table, funded):
+    seat_player, newcomer, behind_1, behind_2 = funded(), funded(), funded(), funded()
+    r = play(classic_table)
+    r.bet(seat_player, {"main": 1000}, seat=1)
+    r.bet(seat_player, {"main": 1000}, seat=2)
+    r.bet(behind_1, {"main": 1000}, seat=1, behind=True)
+    r.bet(behind_2, {"main": 1000}, seat=2, behind=True)
+    undo(r, seat_player, everything=True)
+    assert cash(behind_1) == cash(behind_2) == START - 1000  # they stand while betting is open
+    r.bet(newcomer, {"main": 1000}, seat=2)
+    r.close()
+    assert cash(behind_1) == START and cash(behind_2) == START - 1000
+    assert Spot.objects.get(round=r.round, player=behind_1).void_reason == "the seat player placed no bet"
