@@ -3,15 +3,11 @@
 from rest_framework import status
 
 from casino.api_errors import DomainError
+from rounds.presence import NotAtTable, SessionReplaced  # noqa: F401 - the play gate's refusals, named here too
 
 
 class PlayerRequestError(DomainError):
     code = "invalid_player_request"
-
-
-class NotAtTable(PlayerRequestError):
-    code = "not_at_table"
-    http_status = status.HTTP_409_CONFLICT
 
 
 class TableNotOpen(PlayerRequestError):

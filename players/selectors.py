@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from players.models import PlayerNote, PlayerProfile, TablePresence
+from rounds.models import Round
 
 NOTES_SHOWN = 50
 
@@ -28,3 +29,15 @@ def presence_for_session(*, player, table, session_key: str) -> TablePresence | 
         return None
     return (TablePresence.objects.filter(player=player, table=table, session_key=session_key)
             .order_by("-id").first())
+
+
+def presence_latest_for_session(*, player, session_key: str, table_id: int | None = None,
+                                round_id: int | None = None) -> TablePresence | None:
+    """This session's latest presence at a table (by its id, or the table of a round), live or ended: the play
+    gate (rounds.presence) reads it in one statement."""
+    rows = TablePresence.objects.filter(player=player, session_key=session_key)
+    if table_id is not None:
+        rows = rows.filter(table_id=table_id)
+    else:
+        rows = rows.filter(table_id=Round.objects.filter(pk=round_id).values("table_id")[:1])
+    return rows.only("ended_at", "end_reason").order_by("-id").first()

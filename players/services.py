@@ -14,6 +14,7 @@ Decisions where the issue is silent:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -24,7 +25,7 @@ from accounts.models import StaffActionKind
 from accounts.permissions import require_permission
 from accounts.staffaudit import Origin, for_user, staff_action_record
 from casino.checks import text_check
-from players.errors import NotAtTable, PlayerRequestError, TableNotOpen
+from players.errors import PlayerRequestError, TableNotOpen
 from players.models import (
     NOTE_MAX_LENGTH,
     REASON_MAX_LENGTH,
@@ -34,6 +35,9 @@ from players.models import (
     TablePresence,
     VideoQuality,
 )
+from rounds import selectors as round_selectors
+from rounds import services as round_services
+from rounds.presence import presence_refusal
 from tables.models import BetType, Table, TableState
 from tables.selectors import bet_limit_get
 from wallet import services as wallet
@@ -156,14 +160,38 @@ def table_join(*, player, table: Table, session_key: str, now: datetime | None =
     raise PlayerRequestError(f"Table {table.code} is being joined from another session at this moment; try again.")
 
 
-def table_leave(*, player, table: Table, session_key: str, now: datetime | None = None) -> bool:
-    """End this session's presence at the table; False when it had none (already left or replaced)."""
+@dataclass(frozen=True)
+class TableLeft:
+    left: bool  # False: this session had no presence there (never joined, left, or replaced); nothing changed
+    # The round's answer when the player had bets in a round in play there: leaving during a round is the
+    # disconnection of rules.md (the table's disconnect_policy decides whether the bets are refunded).
+    disconnection: dict[str, Any] | None = None
+
+
+def table_leave(*, player, table: Table, session_key: str, now: datetime | None = None) -> TableLeft:
+    """End this session's presence at the table; leaving with bets in a round in play disconnects from it.
+
+    Only the session that is present may leave: a replaced session cannot disconnect the bets the player's
+    other session is playing. The disconnection commits first (its own transaction), so a leave that failed
+    half way leaves the presence in place and the player can simply leave again.
+    """
     session_key = _session_key(session_key)
+    now = now or timezone.now()
+    here = TablePresence.objects.filter(player=player, table=table, session_key=session_key,
+                                        ended_at__isnull=True)
+    if not here.exists():
+        return TableLeft(left=False)
+    disconnection = _round_disconnect(player=player, table=table, now=now)
     with transaction.atomic(durable=True):
-        ended = TablePresence.objects.filter(
-            player=player, table=table, session_key=session_key, ended_at__isnull=True
-        ).update(ended_at=now or timezone.now(), end_reason=PresenceEnd.LEFT)
-    return bool(ended)
+        ended = here.update(ended_at=now, end_reason=PresenceEnd.LEFT)
+    return TableLeft(left=bool(ended), disconnection=disconnection)
+
+
+def _round_disconnect(*, player, table: Table, now: datetime) -> dict[str, Any] | None:
+    round = round_selectors.round_active_for_table(table=table)
+    if round is None or not round_selectors.player_in_round(round=round, player=player):
+        return None
+    return round_services.player_disconnect(round_id=round.pk, player=player, now=now)
 
 
 def presences_end_for_session(*, player, session_key: str, now: datetime | None = None) -> int:
@@ -198,9 +226,9 @@ def dealer_tip(*, player, table: Table, session_key: str, currency: str, amount:
     if not limit.min <= amount <= limit.max:
         raise PlayerRequestError(f"A tip at table {table.code} is from {money_format(limit.min, currency)} to "
                                  f"{money_format(limit.max, currency)}.")
-    if not TablePresence.objects.filter(player=player, table=table, session_key=session_key,
-                                        ended_at__isnull=True).exists():
-        raise NotAtTable(f"Join table {table.code} in this window to tip its dealer.")
+    refusal = presence_refusal(player=player, table_id=table.pk, session=session_key)
+    if refusal is not None:
+        raise refusal
     return wallet.tip(player=player, currency=currency, amount=amount, table_ref=table.code, actor=player,
                       idempotency_key=client_key(user=player, operation="dealer_tip", key=idempotency_key),
                       meta={"table": table.code})

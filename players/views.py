@@ -12,22 +12,20 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors as account_selectors
 from accounts.permissions import permission_required
-from casino.idempotency import IdempotencyConflict
+from casino.api_errors import DomainError
 from players import help as table_help_text
 from players import selectors, services
 from players.errors import PlayerRequestError
 from players.forms import SettingsForm, TipForm
 from players.models import PresenceEnd
+from rounds.presence import request_session
 from tables import selectors as table_selectors
 from tables.models import Table
 from wallet.currencies import money_format
-from wallet.errors import WalletError
 
 
 def _session_key(request) -> str:
-    if not request.session.session_key:
-        request.session.save()
-    return request.session.session_key
+    return request_session(request)
 
 
 @require_http_methods(["GET", "POST"])
@@ -111,7 +109,7 @@ def player_table_join(request, code: str):
 @permission_required("play")
 def player_table_leave(request, code: str):
     table = _table_or_404(code)
-    if services.table_leave(player=request.user, table=table, session_key=_session_key(request)):
+    if services.table_leave(player=request.user, table=table, session_key=_session_key(request)).left:
         messages.success(request, f"You left table {table.code}.")
     return redirect("player_tables")
 
@@ -128,7 +126,7 @@ def player_table_tip(request, code: str):
         txn = services.dealer_tip(player=request.user, table=table, session_key=_session_key(request),
                                   currency=data["currency"], amount=data["amount_minor"],
                                   idempotency_key=data["idempotency_key"])
-    except (PlayerRequestError, WalletError, IdempotencyConflict) as error:
+    except DomainError as error:  # a refusal of the tip: players', the play gate's, the wallet's
         fresh = TipForm(currencies=table.currencies, initial={
             "currency": data["currency"], "amount": data["amount"], "idempotency_key": str(uuid.uuid4())})
         return render(request, "players/table.html",

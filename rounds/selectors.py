@@ -71,6 +71,12 @@ def round_active_for_table(*, table) -> Round | None:
     return Round.objects.filter(table=table, state__in=ACTIVE_STATES).first()
 
 
+def player_in_round(*, round: Round, player) -> bool:
+    """The player has a position in the round that is neither void nor already disconnected."""
+    return Spot.objects.filter(round=round, player=player, voided_at__isnull=True,
+                               disconnected_at__isnull=True).exists()
+
+
 def round_latest_for_table(*, table) -> Round | None:
     return Round.objects.filter(table=table).order_by("-id").first()
 

@@ -173,6 +173,7 @@ class TableSim:
         slots = self.round_slots(rounds)
         self.abandoned_rounds_void()
         self.shoe_new()
+        self.players_sit()
         for number in range(rounds):
             if stop is not None and stop.is_set():
                 return
@@ -296,6 +297,14 @@ class TableSim:
         self.transport.table_resume(studio=self.studio, table=self.table)
 
     # --- betting ----------------------------------------------------------------------------------------------
+    def players_sit(self) -> None:
+        """The table's players join it (in their game client's session) before its first round."""
+        for player in self.players:
+            try:
+                self.transport.table_join(player=player.user, table=self.table)
+            except Refused as error:
+                self.refused("join", error)
+
     def players_prepare(self) -> None:
         """Before a round: a player short of the table minimum reloads (if that is their habit)."""
         from wallet.models import Account, AccountKind

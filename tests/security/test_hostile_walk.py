@@ -94,6 +94,7 @@ FIELDS: dict[str, list[str]] = {
     "wallet_players": ["q"], "wallet_player": ["account", "before"], "wallet_player_history_csv": ["account"],
     # the API
     "api_player_settings": _serializer(SettingsSerializer), "api_table_help": ["lang"],
+    "api_player_tables": [], "api_player_table_join": [], "api_player_table_leave": [],
     "api_rounds": ["state", "table", "cursor", "page_size"], "api_rounds_mine": ["cursor", "page_size"],
     "api_rounds_table_current": [], "api_rounds_table_pause": ["reason"], "api_rounds_table_resume": [],
     "api_rounds_table_close": ["reason"], "api_rounds_table_shoe": _serializer(rounds_api.ShoeSerializer),
@@ -115,6 +116,7 @@ FIELDS: dict[str, list[str]] = {
 }
 # Requests that are a legitimate write whatever their fields say (they read none that could make them bad).
 WRITES_ANYWAY = {"logout", "worker_health_probe", "player_table_join", "player_table_leave",
+                 "api_player_table_join", "api_player_table_leave",
                  # the studio's pause, resume and close take any text as their reason (stored as text, shown
                  # escaped), and a player may always leave a round (an audit event)
                  "api_rounds_table_pause", "api_rounds_table_resume", "api_rounds_table_close", "api_round_leave"}
