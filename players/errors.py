@@ -13,3 +13,10 @@ class PlayerRequestError(DomainError):
 class TableNotOpen(PlayerRequestError):
     code = "table_not_open"
     http_status = status.HTTP_409_CONFLICT
+
+
+class NotAlongsideOthers(PlayerRequestError):
+    """A table not played alongside others (multi_game off), or a join while sitting at one."""
+
+    code = "not_alongside_others"
+    http_status = status.HTTP_409_CONFLICT

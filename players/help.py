@@ -258,7 +258,8 @@ def table_help(*, table: Table, language: str) -> dict[str, Any]:
                 "dealer_22_push": document["dealer_22_push"], "double_after_split": document["double_after_split"],
                 "charlie_cards": document["charlie_cards"], "new_shoe_burn": document["new_shoe_burn"],
                 "features": {name: document[name] for name in
-                             ("bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips")},
+                             ("bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
+                              "multi_game")},
                 "timers": {"betting_seconds": document["betting_seconds"],
                            "decision_seconds": document["decision_seconds"], "timeout_rule": document["timeout_rule"]},
                 "rtp": {"main": main_rtp, "main_infinite_deck": rtp.main_game_infinite_rtp(rules),

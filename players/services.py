@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -25,7 +26,7 @@ from accounts.models import StaffActionKind
 from accounts.permissions import require_permission
 from accounts.staffaudit import Origin, for_user, staff_action_record
 from casino.checks import text_check
-from players.errors import PlayerRequestError, TableNotOpen
+from players.errors import NotAlongsideOthers, NotAtTable, PlayerRequestError, TableNotOpen
 from players.models import (
     NOTE_MAX_LENGTH,
     REASON_MAX_LENGTH,
@@ -135,29 +136,87 @@ def player_note_add(*, player, author, body: str, origin: Origin | None = None) 
 # --- presence at tables ------------------------------------------------------------------------------------
 
 def table_join(*, player, table: Table, session_key: str, now: datetime | None = None) -> TablePresence:
-    """Sit the player at an open table in this session; a presence of theirs there in another session ends."""
+    """Sit the player at an open table in this session (add a table); a presence of theirs there in another
+    session ends ("replaced"). A table not played alongside others (`multi_game` off) refuses while the player
+    sits elsewhere, and sitting at one refuses other tables: switching (table_switch) works either way."""
     require_permission(player, "play")
     session_key = _session_key(session_key)
     now = now or timezone.now()
     for _attempt in range(2):
         try:
             with transaction.atomic(durable=True):
-                state = Table.objects.filter(pk=table.pk).values_list("state", flat=True).first()
-                if state != TableState.OPEN:
-                    raise TableNotOpen(f"Table {table.code} is {state or 'gone'}: you can join it once it opens.")
-                current = (TablePresence.objects.select_for_update()
-                           .filter(player=player, table=table, ended_at__isnull=True).first())
-                if current is not None and current.session_key == session_key:
-                    return current
-                if current is not None:
-                    TablePresence.objects.filter(pk=current.pk, ended_at__isnull=True).update(
-                        ended_at=now, end_reason=PresenceEnd.REPLACED)
-                return TablePresence.objects.create(player=player, table=table, session_key=session_key,
-                                                    joined_at=now)
+                return _join(player=player, table=table, session_key=session_key, now=now)
         except IntegrityError:
             # A join from another session committed between our read and insert: take it over on the retry.
             continue
     raise PlayerRequestError(f"Table {table.code} is being joined from another session at this moment; try again.")
+
+
+def _join(*, player, table: Table, session_key: str, now: datetime, leaving: Table | None = None) -> TablePresence:
+    # One join of the player at a time (whatever the session): the multi-game check reads their other tables.
+    get_user_model().objects.select_for_update().filter(pk=player.pk).values_list("pk", flat=True).first()
+    fresh = Table.objects.filter(pk=table.pk).only("code", "state", "multi_game").first()
+    if fresh is None or fresh.state != TableState.OPEN:
+        state = fresh.state if fresh is not None else "gone"
+        raise TableNotOpen(f"Table {table.code} is {state}: you can join it once it opens.")
+    current = (TablePresence.objects.select_for_update()
+               .filter(player=player, table=table, ended_at__isnull=True).first())
+    if current is not None and current.session_key == session_key:
+        return current
+    _multi_game_check(player=player, table=fresh, leaving=leaving)
+    if current is not None:
+        TablePresence.objects.filter(pk=current.pk, ended_at__isnull=True).update(
+            ended_at=now, end_reason=PresenceEnd.REPLACED)
+    return TablePresence.objects.create(player=player, table=table, session_key=session_key, joined_at=now)
+
+
+def _multi_game_check(*, player, table: Table, leaving: Table | None) -> None:
+    others = [p.table for p in TablePresence.objects.filter(player=player, ended_at__isnull=True)
+              .exclude(table=table).exclude(table=leaving).select_related("table").order_by("table__code")]
+    if not others:
+        return
+    if not table.multi_game:
+        codes = ", ".join(t.code for t in others)
+        raise NotAlongsideOthers(
+            f"Table {table.code} is played on its own, and you are at {codes}. Leave "
+            f"{'that table' if len(others) == 1 else 'those tables'} first, or switch to {table.code}.")
+    alone = next((t for t in others if not t.multi_game), None)
+    if alone is not None:
+        raise NotAlongsideOthers(
+            f"You are at table {alone.code}, which is played on its own: leave it first, or switch from it to "
+            f"{table.code}.")
+
+
+def table_switch(*, player, leave: Table, join: Table, session_key: str,
+                 now: datetime | None = None) -> TablePresence:
+    """Leave one table and join another in one step (the multi-game rule counts the table being left as gone).
+
+    A refused switch changes nothing: the join is checked before anything happens. Bets in a round in play at
+    the table left are a disconnection, as with table_leave (its own transaction, first); then the presence
+    moves in one transaction.
+    """
+    require_permission(player, "play")
+    session_key = _session_key(session_key)
+    now = now or timezone.now()
+    if leave.pk == join.pk:
+        raise PlayerRequestError(f"You are switching from table {leave.code} to itself; choose another table.")
+    here = TablePresence.objects.filter(player=player, table=leave, session_key=session_key, ended_at__isnull=True)
+    refusal = presence_refusal(player=player, table_id=leave.pk, session=session_key)
+    if refusal is not None:
+        raise refusal
+    try:
+        with transaction.atomic(durable=True):  # the check, before the disconnection: a refusal changes nothing
+            _join(player=player, table=join, session_key=session_key, now=now, leaving=leave)
+            transaction.set_rollback(True)
+        _round_disconnect(player=player, table=leave, now=now)
+        with transaction.atomic(durable=True):
+            if not here.update(ended_at=now, end_reason=PresenceEnd.LEFT):
+                raise NotAtTable(f"You left table {leave.code} from another request meanwhile; join {join.code} "
+                                 "instead.")
+            return _join(player=player, table=join, session_key=session_key, now=now, leaving=leave)
+    except IntegrityError:
+        raise PlayerRequestError(f"Table {join.code} is being joined from another session at this moment; "
+                                 "try again.") from None
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,12 @@ from accounts import selectors as account_selectors
 from accounts.permissions import permission_required
 from casino.api_errors import DomainError
 from players import help as table_help_text
-from players import selectors, services
+from players import lobby, selectors, services
 from players.errors import PlayerRequestError
 from players.forms import SettingsForm, TipForm
 from players.models import PresenceEnd
+from rounds import selectors as round_selectors
+from rounds import table_now
 from rounds.presence import request_session
 from tables import selectors as table_selectors
 from tables.models import Table
@@ -62,12 +64,8 @@ def _table_or_404(code: str) -> Table:
 
 @permission_required("play")
 def player_tables(request):
-    live = {p.table_id: p for p in selectors.player_presences_live(player=request.user)}
-    key = _session_key(request)
-    tables = [{"table": table, "presence": live.get(table.pk),
-               "here": live.get(table.pk) is not None and live[table.pk].session_key == key}
-              for table in table_selectors.tables_open()]
-    return render(request, "players/tables.html", {"tables": tables})
+    rows = lobby.lobby(player=request.user, session_key=_session_key(request))
+    return render(request, "players/tables.html", {"tables": rows})
 
 
 def _table_context(request, table: Table, *, tip_form=None, tip_error=None):
@@ -76,7 +74,8 @@ def _table_context(request, table: Table, *, tip_form=None, tip_error=None):
         tip_form = TipForm(currencies=table.currencies, initial={"idempotency_key": str(uuid.uuid4())})
     limits = [(limit.currency, money_format(limit.min, limit.currency), money_format(limit.max, limit.currency))
               for limit in table_selectors.table_bet_limits(table=table) if limit.bet_type == "tip"]
-    return {"table": table, "presence": presence, "replaced": presence is not None
+    paused = table_now.pause_notice(table=table, round=round_selectors.round_active_for_table(table=table))
+    return {"table": table, "presence": presence, "paused": paused, "replaced": presence is not None
             and presence.end_reason == PresenceEnd.REPLACED, "tip_form": tip_form, "tip_error": tip_error,
             "tip_limits": limits}
 

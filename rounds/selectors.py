@@ -13,7 +13,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Prefetch, Q
 
-from rounds import snapshots, visibility
+from rounds import snapshots, table_now, visibility
 from rounds.continuation_play import ContinuationState
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
@@ -507,6 +507,7 @@ def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, A
         "seats_taken": sorted({spot.seat for spot in record.spots
                                if spot.seat is not None and not spot.behind and not spot.voided}),
         "settlement": _settlement_for(round, viewer, staff),
+        "paused": table_now.pause_notice(table=round.table, round=round),
     }
     return view if staff else visibility.round_view_for_player(view=view, player_id=getattr(viewer, "pk", None))
 

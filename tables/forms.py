@@ -93,6 +93,7 @@ class TableSettingsForm(forms.Form):
     deal_now = forms.BooleanField(label="Deal Now", required=False)
     auto_confirm = forms.BooleanField(label="Confirm bets automatically", required=False)
     golden_chips = forms.BooleanField(label="Golden Chips", required=False)
+    multi_game = forms.BooleanField(label="Playable alongside other tables", required=False)
     betting_seconds = WholeNumberField(label="Betting time (seconds)", min_value=5, max_value=120)
     decision_seconds = WholeNumberField(label="Decision time (seconds)", min_value=3, max_value=60)
     currencies = forms.CharField(label="Currencies", help_text="ISO codes separated by commas, e.g. EUR, GBP")
@@ -105,7 +106,8 @@ class TableSettingsForm(forms.Form):
     GROUPS = (
         ("Rules", ("dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule",
                    "new_shoe_burn", "disconnect_policy", "non_live_deadline")),
-        ("Seats and features", ("seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips")),
+        ("Seats and features", ("seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
+                                "multi_game")),
         ("Timers and currencies", ("betting_seconds", "decision_seconds", "currencies")),
     )
 

@@ -68,6 +68,7 @@ FREE_BET_PROFILES = (Profile.FREE_BET, Profile.FREE_BET_SEATED)
 FLAG_FIELDS = (
     "dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule", "new_shoe_burn",
     "disconnect_policy", "non_live_deadline", "seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
+    "multi_game",
 )
 SETTING_FIELDS = ("name", *FLAG_FIELDS, "betting_seconds", "decision_seconds", "currencies", "side_bets")
 
@@ -100,6 +101,9 @@ class Table(models.Model):
     deal_now = models.BooleanField(default=False)
     auto_confirm = models.BooleanField(default=False)
     golden_chips = models.BooleanField(default=False)
+    # Whether a player may sit here while at other tables (players.services.table_join; switching tables works
+    # either way). A lobby setting, not a rule of the game: the engine never reads it.
+    multi_game = models.BooleanField(default=True, help_text="Players may play this table alongside others")
     betting_seconds = models.PositiveSmallIntegerField(default=15)
     decision_seconds = models.PositiveSmallIntegerField(default=10)
     state = models.CharField(max_length=10, choices=TableState.choices, default=TableState.CLOSED)

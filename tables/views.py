@@ -17,7 +17,8 @@ from tables.forms import LimitsForm, PaytableForm, RtpRunForm, TableSettingsForm
 from tables.models import Profile, SideBet, Table, TablePaytable, TableRtpRun, TableState
 
 FEATURE_LABELS = {"bet_behind": "Bet Behind", "multi_seat": "Multi Seat", "deal_now": "Deal Now",
-                  "auto_confirm": "auto-confirmed bets", "golden_chips": "Golden Chips"}
+                  "auto_confirm": "auto-confirmed bets", "golden_chips": "Golden Chips",
+                  "multi_game": "playable alongside other tables"}
 STATE_ACTIONS = {TableState.OPEN: "Open", TableState.PAUSED: "Pause", TableState.CLOSED: "Close"}
 DETAIL_HISTORY = 10
 

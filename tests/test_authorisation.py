@@ -241,8 +241,10 @@ API = {
     ("PUT", "/api/players/me/settings/"): ("", {}, expect(player=400, other=400)),
     ("GET", "/api/players/tables/{code}/help/"): ("", None, SIGNED_IN),
     ("GET", "/api/players/me/tables/"): ("", None, PLAYERS),
+    ("GET", "/api/players/tables/"): ("", None, PLAYERS),
     ("POST", "/api/players/me/tables/{code}/join/"): ("", None, PLAYERS),
     ("POST", "/api/players/me/tables/{code}/leave/"): ("", None, PLAYERS),  # not there: nothing changes
+    ("POST", "/api/players/me/tables/{code}/switch/"): ("", {}, expect(player=400, other=400)),
     ("GET", "/api/auth/tokens/"): ("", None, PLAYERS),
     ("POST", "/api/auth/tokens/"): ("", {}, expect(player=400, other=400)),
     # pat's own key: pat and support revoke it; to anyone else it does not exist

@@ -64,6 +64,11 @@ class CardsViewSerializer(serializers.Serializer):
     seats = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
 
 
+class PauseNoticeSerializer(serializers.Serializer):
+    since = serializers.DateTimeField()
+    message = serializers.CharField(help_text="for players, in plain words (rounds.table_now)")
+
+
 class RoundViewSerializer(serializers.Serializer):
     game_number = serializers.CharField()
     table = serializers.CharField()
@@ -81,6 +86,8 @@ class RoundViewSerializer(serializers.Serializer):
     spots = SpotViewSerializer(many=True)
     seats_taken = serializers.ListField(child=serializers.IntegerField(), help_text="seats with a player on them")
     settlement = serializers.DictField(allow_null=True)
+    paused = PauseNoticeSerializer(allow_null=True, help_text="while the table is paused for a problem: since "
+                                   "when, and the message for players; null otherwise")
 
 
 class OpenRoundSerializer(serializers.Serializer):

@@ -33,7 +33,7 @@ from tables.selectors import document_rules
 
 BOOL_FIELDS = (
     "dealer_22_push", "double_after_split", "new_shoe_burn", "bet_behind", "multi_seat", "deal_now",
-    "auto_confirm", "golden_chips",
+    "auto_confirm", "golden_chips", "multi_game",
 )
 
 SEAT_FEATURES = ("bet_behind", "multi_seat")
@@ -84,6 +84,7 @@ def profile_defaults(profile: str) -> dict[str, Any]:
         "deal_now": rules.deal_now,
         "auto_confirm": rules.auto_confirm,
         "golden_chips": rules.golden_chips,
+        "multi_game": True,
         "betting_seconds": 15,
         "decision_seconds": 10,
         "side_bets": list(rules.side_bets),

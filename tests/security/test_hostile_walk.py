@@ -20,6 +20,7 @@ from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, r
 
 from players.api import SettingsSerializer
 from players.forms import NoteForm, SettingsForm, TipForm
+from players.tables_api import TableSwitchSerializer
 from rounds.api import serializers as rounds_api
 from rounds.models import CardRecord, Decision, Round, RoundBet, RoundEvent, Spot
 from tables.forms import RtpRunForm, TableSettingsForm
@@ -94,7 +95,8 @@ FIELDS: dict[str, list[str]] = {
     "wallet_players": ["q"], "wallet_player": ["account", "before"], "wallet_player_history_csv": ["account"],
     # the API
     "api_player_settings": _serializer(SettingsSerializer), "api_table_help": ["lang"],
-    "api_player_tables": [], "api_player_table_join": [], "api_player_table_leave": [],
+    "api_player_tables": [], "api_lobby": [], "api_player_table_join": [], "api_player_table_leave": [],
+    "api_player_table_switch": _serializer(TableSwitchSerializer),
     "api_rounds": ["state", "table", "cursor", "page_size"], "api_rounds_mine": ["cursor", "page_size"],
     "api_rounds_table_current": [], "api_rounds_table_pause": ["reason"], "api_rounds_table_resume": [],
     "api_rounds_table_close": ["reason"], "api_rounds_table_shoe": _serializer(rounds_api.ShoeSerializer),
