@@ -121,3 +121,22 @@ def test_multi_game_is_a_versioned_setting_the_round_snapshot_carries(operator, 
     from tables.selectors import table_config_snapshot
 
     assert table_config_snapshot(solo)["features"]["multi_game"] is True
+
+
+def test_switching_away_during_a_round_disconnects_from_it_and_a_refused_switch_does_not(
+    client_for, play, funded, three
+):
+    player = funded(cash=100_00)
+    round = play(three[0]).round  # FB01
+    client = client_for(player)
+    post(client, f"{ME}FB01/join/")
+    post(client, f"{ME}LB01/join/")
+    assert post(client, f"/api/rounds/{round.game_number}/bets/",
+                {"currency": "EUR", "bets": {"main": 1000}}).status_code == 201
+    assert post(client, f"{ME}FB01/switch/", {"to": "SOLO"}).status_code == 409  # LB01 is still beside it
+    assert not RoundEvent.objects.filter(round=round, kind="disconnected").exists()
+    assert cash(player) == 100_00 - 1000
+    post(client, f"{ME}LB01/leave/")
+    assert post(client, f"{ME}FB01/switch/", {"to": "SOLO"}).status_code == 200
+    assert RoundEvent.objects.filter(round=round, kind="disconnected").count() == 1
+    assert cash(player) == 100_00 and live(player) == {"SOLO"}  # void_while_betting: the stake came back
