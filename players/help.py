@@ -174,6 +174,10 @@ def _sections(document: dict[str, Any], *, main_rtp: float, insurance: Any, beat
                                      "back; a loss spends them. A double or split on them is paid in cash."))
     if not features.paragraphs:
         features.paragraphs.append(_("This table has no Bet Behind, Multi Seat, Deal Now or Golden Chips."))
+    # Older configurations (history, snapshots) have no multi_game: they were all playable alongside others.
+    if not document.get("multi_game", True):
+        features.paragraphs.append(_("This table is played on its own: while you sit here you cannot join "
+                                     "other tables, and you come here from another table by switching to it."))
     sections.append(features)
 
     timers = Section("timers", _("Timers and automatic decisions"))
