@@ -234,14 +234,15 @@ API = {
     ("POST", ROUND + "void/"): ("", {}, expect(support=400, operator=400)),
     ("POST", ROUND + "reverse/"): ("", {}, expect(support=400, operator=400)),
     ("POST", ROUND + "bets/"): ("", {}, expect(player=400, other=400)),
-    ("POST", ROUND + "bets/repeat/"): ("", None, expect(player=400, other=400)),
-    ("POST", ROUND + "bets/double/"): ("", None, expect(player=409, other=400)),
+    # a player's moves need their presence at the round's table (rounds.presence): nobody sits there here
+    ("POST", ROUND + "bets/repeat/"): ("", None, expect(player=409, other=409)),
+    ("POST", ROUND + "bets/double/"): ("", None, expect(player=409, other=409)),
     ("POST", ROUND + "confirm/"): ("", None, expect(player=409, other=409)),
     ("POST", ROUND + "bets/undo/"): ("", None, expect(player=409, other=409)),
     ("POST", ROUND + "bets/confirm/"): ("", None, expect(player=409, other=409)),
     ("POST", ROUND + "seats/move/"): ("", {}, expect(player=400, other=400)),
     ("POST", ROUND + "seats/give-up/"): ("", {}, expect(player=400, other=400)),
-    ("POST", ROUND + "leave/"): ("", None, PLAYERS),  # leaving a settled round changes nothing
+    ("POST", ROUND + "leave/"): ("", None, expect(player=409, other=409)),
     ("POST", ROUND + "insurance/"): ("", {}, expect(player=400, other=400)),
     ("POST", ROUND + "decisions/"): ("", {}, expect(player=400, other=400)),
     ("GET", ROUND + "continuation/"): ("", None, PLAYERS),  # a player's own continuations: none here
@@ -274,6 +275,11 @@ API = {
     ("POST", "/api/chat/tables/{code}/messages/"): ("", {}, expect(player=400, other=400)),
     ("GET", "/api/chat/tables/{code}/host-messages/"): ("", None, OPERATOR),
     ("POST", "/api/chat/tables/{code}/host-messages/"): ("", {}, expect(operator=400)),
+    ("GET", "/api/players/me/tables/"): ("", None, PLAYERS),
+    ("GET", "/api/players/tables/"): ("", None, PLAYERS),
+    ("POST", "/api/players/me/tables/{code}/join/"): ("", None, PLAYERS),
+    ("POST", "/api/players/me/tables/{code}/leave/"): ("", None, PLAYERS),  # not there: nothing changes
+    ("POST", "/api/players/me/tables/{code}/switch/"): ("", {}, expect(player=400, other=400)),
     ("GET", "/api/auth/tokens/"): ("", None, PLAYERS),
     ("POST", "/api/auth/tokens/"): ("", {}, expect(player=400, other=400)),
     # pat's own key: pat and support revoke it; to anyone else it does not exist

@@ -76,6 +76,11 @@ class ShoeNewsSerializer(serializers.Serializer):
     message = serializers.CharField(allow_blank=True, help_text="the one sentence to show; empty: nothing to say")
 
 
+class PauseNoticeSerializer(serializers.Serializer):
+    since = serializers.DateTimeField()
+    message = serializers.CharField(help_text="for players, in plain words (rounds.table_now)")
+
+
 class RoundViewSerializer(serializers.Serializer):
     game_number = serializers.CharField()
     table = serializers.CharField()
@@ -94,6 +99,8 @@ class RoundViewSerializer(serializers.Serializer):
     seats_taken = serializers.ListField(child=serializers.IntegerField(), help_text="seats with a player on them")
     settlement = serializers.DictField(allow_null=True)
     shoe = ShoeNewsSerializer(help_text="the shoe's life: the cut card, the shoe's last round, a new shoe")
+    paused = PauseNoticeSerializer(allow_null=True, help_text="while the table is paused for a problem: since "
+                                   "when, and the message for players; null otherwise")
 
 
 class OpenRoundSerializer(serializers.Serializer):

@@ -17,7 +17,7 @@ from tests.rounds.test_api import API, post
 pytestmark = pytest.mark.django_db
 
 BOOLEANS = ("dealer_22_push", "double_after_split", "new_shoe_burn", "bet_behind", "multi_seat", "deal_now",
-            "auto_confirm", "golden_chips", "multiple_bets")
+            "auto_confirm", "golden_chips", "multiple_bets", "multi_game")
 
 
 def page_post(client, table: Table, state: str, reason: str = "studio lighting failure", **extra):

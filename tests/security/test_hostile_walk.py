@@ -21,6 +21,7 @@ from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, r
 from chat.models import ChatMessage
 from players.api import SettingsSerializer
 from players.forms import NoteForm, SettingsForm, TipForm
+from players.tables_api import TableSwitchSerializer
 from responsible import forms as rg_forms
 from rounds.api import serializers as rounds_api
 from rounds.models import CardRecord, Decision, Round, RoundBet, RoundEvent, Spot
@@ -111,6 +112,8 @@ FIELDS: dict[str, list[str]] = {
     "api_responsible_state": [], "api_responsible_reality_check": ["choice"],
     # the API
     "api_player_settings": _serializer(SettingsSerializer), "api_table_help": ["lang"],
+    "api_player_tables": [], "api_lobby": [], "api_player_table_join": [], "api_player_table_leave": [],
+    "api_player_table_switch": _serializer(TableSwitchSerializer),
     "api_rounds": ["state", "table", "cursor", "page_size"], "api_rounds_mine": ["cursor", "page_size"],
     "api_rounds_table_current": [], "api_rounds_table_pause": ["reason"], "api_rounds_table_resume": [],
     "api_rounds_table_close": ["reason"], "api_rounds_table_shoe": _serializer(rounds_api.ShoeSerializer),
@@ -135,6 +138,7 @@ FIELDS: dict[str, list[str]] = {
 }
 # Requests that are a legitimate write whatever their fields say (they read none that could make them bad).
 WRITES_ANYWAY = {"logout", "worker_health_probe", "player_table_join", "player_table_leave",
+                 "api_player_table_join", "api_player_table_leave",
                  # the studio's pause, resume and close take any text as their reason (stored as text, shown
                  # escaped), and a player may always leave a round (an audit event)
                  "api_rounds_table_pause", "api_rounds_table_resume", "api_rounds_table_close", "api_round_leave",
