@@ -22,6 +22,11 @@ MOVES = [
     ("decisions/", {"action": "stand"}),
     ("continuation/reconnect/", None),
     ("continuation/decisions/", {"action": "stand"}),
+    ("bets/undo/", {}),
+    ("bets/undo/", {"all": True}),
+    ("bets/confirm/", None),
+    ("seats/move/", {"from_seat": 1, "to_seat": 2}),
+    ("seats/give-up/", {"seat": 1}),
 ]
 
 
@@ -41,7 +46,7 @@ def betting(play, free_bet_table, funded):
     return round, player
 
 
-@pytest.mark.parametrize(("move", "body"), MOVES, ids=[m for m, _ in MOVES])
+@pytest.mark.parametrize(("move", "body"), MOVES, ids=[m + ("all" if b == {"all": True} else "") for m, b in MOVES])
 def test_a_session_another_device_took_over_is_refused_every_move(client_for, betting, move, body):
     round, player = betting
     old, new = client_for(player), client_for(player)
@@ -69,7 +74,7 @@ def test_the_session_that_took_over_plays_on(client_for, betting):
     assert post(old, f"{API}{round.game_number}/bets/double/").status_code == 201
 
 
-@pytest.mark.parametrize(("move", "body"), MOVES, ids=[m for m, _ in MOVES])
+@pytest.mark.parametrize(("move", "body"), MOVES, ids=[m + ("all" if b == {"all": True} else "") for m, b in MOVES])
 def test_a_player_who_never_joined_the_table_is_told_to_join_it(client_for, betting, move, body):
     round, player = betting
     before = _counts()
