@@ -28,6 +28,8 @@ NAV_ITEMS: list[NavItem] = [
     NavItem("My account", "wallet_home", "play"),
     NavItem("Cashier", "wallet_cashier", "play"),
     NavItem("Settings", "player_settings", "play"),
+    NavItem("Responsible gambling", "responsible_page", "play"),
+    NavItem("Exclusion register", "responsible_register", "lookup_players"),
     NavItem("Player wallets", "wallet_players", "view_backoffice"),
 ]
 

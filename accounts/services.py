@@ -29,7 +29,22 @@ from casino.queue import task_queue
 def roles_sync() -> None:
     """Idempotently (re)create the role groups; used by the data migration's logic and after test flushes."""
     content_type = ContentType.objects.get_for_model(BackOffice, for_concrete_model=False)
+    if _roles_in_sync(content_type):
+        return  # two reads instead of some forty writes: every test that needs the roles calls this first
     roles.sync_groups(group_model=Group, permission_model=Permission, content_type=content_type)
+
+
+def _roles_in_sync(content_type) -> bool:
+    """Whether the role groups hold exactly the permissions of accounts.roles, each with its description."""
+    names = dict(Permission.objects.filter(content_type=content_type).values_list("codename", "name"))
+    if any(names.get(codename) != f"Can {description}" for codename, description in roles.PERMISSIONS.items()):
+        return False
+    held = set(Group.permissions.through.objects.filter(group__name__in=roles.ROLES).values_list(
+        "group__name", "permission__content_type_id", "permission__codename"))
+    wanted = {(role, content_type.pk, codename) for role, codenames in roles.ROLE_PERMISSIONS.items()
+              for codename in codenames}
+    # A role group without any permission has no row here: the sets differ and the groups are repaired.
+    return held == wanted
 
 
 def user_create(*, username: str, password: str, role: str, email: str = "", first_name: str = ""):

@@ -37,13 +37,15 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             key = parts[1].decode()
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("The API key has characters no key has.") from None
-        user = RoleBackend().get_user_by_api_token(api_token_digest(key))
+        digest = api_token_digest(key)
+        user = RoleBackend().get_user_by_api_token(digest)
         if user is None:
             raise exceptions.AuthenticationFailed("This API key is unknown or revoked.")
         if is_staff_user(user):
             # A key cannot carry a second factor: staff use the browser, where they pass one.
             raise exceptions.AuthenticationFailed("Staff accounts cannot use API keys; sign in with the browser.")
-        return user, None
+        # request.auth is the key's digest: the key's device identity at a table (rounds.presence).
+        return user, digest
 
     def authenticate_header(self, request):
         return self.keyword

@@ -10,6 +10,7 @@ urlpatterns = [
     path("support/rounds/<str:game_number>/void/progress/", views.round_void_progress,
          name="backoffice_round_void_progress"),
     path("support/players/<int:user_id>/", views.player_page, name="backoffice_player"),
+    path("support/players/<int:user_id>/games.csv", views.player_games_csv, name="backoffice_player_games_csv"),
     path("support/players/<int:user_id>/notes/", views.player_note, name="backoffice_player_note"),
     path("support/players/<int:user_id>/chat/", views.player_chat, name="backoffice_player_chat"),
     path("support/players/<int:user_id>/golden-chips/", views.player_golden_chips,

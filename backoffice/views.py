@@ -24,6 +24,7 @@ from players import selectors as player_selectors
 from players import services as player_services
 from players.errors import PlayerRequestError
 from players.forms import ChatForm, NoteForm
+from players.game_views import game_history_csv, period_of
 from rounds import game_history
 from rounds import services as round_services
 from rounds.audit_words import event_lines
@@ -201,13 +202,21 @@ def player_page(request, user_id: int):
     player = _player_or_404(user_id)
     try:
         games_before = cursor_param(request, "games_before")
+        start, since, until = period_of(request)
     except ValueError as error:
         return _bad(str(error))
     base = reverse("backoffice_player", args=[player.pk])
-    games = game_history.player_game_history(player=player, before=games_before, limit=PLAYER_PAGE_ROWS)
+    kept = {k: v for k, v in {"from": since.isoformat() if since else "",
+                              "to": until.isoformat() if until else ""}.items() if v}
+    games = game_history.player_game_history(player=player, before=games_before if games_before else start,
+                                             limit=PLAYER_PAGE_ROWS, since=since)
+    csv_url = reverse("backoffice_player_games_csv", args=[player.pk])
     games_context = {
-        "games": games, "staff": True,
-        "older_games_url": f"{base}?{urlencode({'games_before': games.next_before})}" if games.next_before else None,
+        "games": games, "staff": True, "since": since, "until": until, "period": bool(kept),
+        "games_csv_url": f"{csv_url}?{urlencode(kept)}" if kept else csv_url,
+        "games_totals": game_history.period_totals(player=player, before=start, since=since) if kept else None,
+        "older_games_url": (f"{base}?{urlencode(kept | {'games_before': games.next_before})}" if games.next_before
+                            else None),
     }
     if request.htmx and games_before is not None:
         return render(request, "players/_game_rows.html", games_context)
@@ -230,6 +239,18 @@ def player_page(request, user_id: int):
         "grant_form": GoldenChipGrantForm(initial={
             "currency": accounts[0].currency if accounts else "EUR", "idempotency_key": str(uuid.uuid4())}),
     })
+
+
+@require_GET
+@permission_required("view_backoffice")
+def player_games_csv(request, user_id: int):
+    """The player's games (of the period asked, or all) as the player downloads them."""
+    player = _player_or_404(user_id)
+    try:
+        start, since, _until = period_of(request)
+    except ValueError as error:
+        return _bad(str(error))
+    return game_history_csv(player=player, before=start, since=since)
 
 
 @require_POST

@@ -65,6 +65,7 @@ def setup(clients: int) -> dict:
     from django.core.management import call_command
 
     from accounts.services import roles_sync, user_create
+    from players.services import table_join
     from rounds import services
     from rounds.simulator.threads import parallel
     from tables.services import table_create
@@ -84,6 +85,8 @@ def setup(clients: int) -> dict:
         session[BACKEND_SESSION_KEY] = settings.ROLE_BACKEND
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
+        # Sitting at the table in that session: the bet's play gate (rounds.presence) checks it.
+        table_join(player=user, table=table, session_key=session.session_key)
         return user.pk, session.session_key
 
     sessions = parallel(range(clients * PLAYERS_PER_CLIENT), player, threads=4)

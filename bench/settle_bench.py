@@ -52,7 +52,9 @@ QUEUE = f"bench-settle-{os.getpid()}"
 ENV = bench_env(database_url=BENCH_URL, CELERY_BROKER_URL=BROKER_URL, CELERY_RESULT_BACKEND=BROKER_URL[:-1] + "1",
                 CELERY_TASK_DEFAULT_QUEUE=QUEUE)
 os.environ.update(ENV)
-GOAL_SECONDS = 3.0
+GOAL_SECONDS = 1.0  # on a host as fast as the issue's; a slower host is judged by the COPY ratio
+GOAL_COPY_RATIO = 0.10
+COPY_CPU: list[float] = []  # PostgreSQL CPU of the bare COPY reference
 SIDE_BETS = ("any_pair", "21+3", "hot3")
 
 
@@ -97,12 +99,16 @@ def copy_reference(rows: int) -> float:
 
     with connection.cursor() as cursor:
         cursor.execute("CREATE TEMPORARY TABLE bench_copy (LIKE wallet_betresolution INCLUDING DEFAULTS)")
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+        cpu = cpu_seconds(backend)
         started = time.perf_counter()
         with cursor.copy("COPY bench_copy (bet_id, outcome, cash_return, chips_return, transaction_id, created_at) "
                          "FROM STDIN") as copy:
             for index in range(rows):
                 copy.write_row((index + 1, "lost", 0, 0, 1, "2026-01-01T00:00:00Z"))
         seconds = time.perf_counter() - started
+        COPY_CPU.append(cpu_seconds(backend) - cpu)
         cursor.execute("DROP TABLE bench_copy")
     return seconds
 
@@ -232,6 +238,8 @@ def checks(info: dict) -> dict:
 
 def report(info: dict, result: dict, check: dict, copy_seconds: float, version: str, guarded: dict) -> str:
     goal = "met" if result["seconds"] < GOAL_SECONDS else "missed"
+    copy_goal = "met" if result["rows"] / result["seconds"] >= GOAL_COPY_RATIO * result["rows"] / copy_seconds \
+        else "missed"
     rate = result["rows"] / result["seconds"]
     copy_rate = result["rows"] / copy_seconds
     stats = info["stats"]
@@ -249,8 +257,8 @@ benchmark ran on this one machine.
 
 | Figure | Result | Goal / reference |
 |---|---|---|
-| Settlement of one common-draw round, {info['spots']:,} players, {info['bets']:,} bets: `round_settle` queued → round settled | **{result['seconds']:.2f} s** (the task itself: {task}) | < {GOAL_SECONDS:.0f} s: {goal} |
-| Ledger rows that settlement wrote ({result['rows']:,}: {result['resolutions']:,} bet resolutions, {result['entries']:,} entries, 1 transaction) | {rate:,.0f} rows/s | PostgreSQL `COPY` of {result['rows']:,} rows of the same shape: {copy_rate:,.0f} rows/s ({copy_seconds:.2f} s); settlement = {rate / copy_rate:.0%} of COPY |
+| Settlement of one common-draw round, {info['spots']:,} players, {info['bets']:,} bets: `round_settle` queued → round settled | **{result['seconds']:.2f} s** (the task itself: {task}) | < {GOAL_SECONDS:.0f} s on a host as fast as the issue's: {goal} (a slower host: by the ratio below) |
+| Ledger rows that settlement wrote ({result['rows']:,}: {result['resolutions']:,} bet resolutions, {result['entries']:,} entries, 1 transaction) | {rate:,.0f} rows/s | PostgreSQL `COPY` of {result['rows']:,} rows of the same shape: {copy_rate:,.0f} rows/s ({copy_seconds:.2f} s); settlement = {rate / copy_rate:.1%} of COPY (goal ≥ {GOAL_COPY_RATIO:.0%}: {copy_goal}); that COPY took {COPY_CPU[0] if COPY_CPU else 0:.2f} s of PostgreSQL CPU |
 | The same, against PostgreSQL `COPY` of {guarded['rows']:,} such rows into the ledger's own tables (indexes, foreign keys, append-only triggers, zero-sum check run at once, rolled back) | | {guarded_rate:,.0f} rows/s ({guarded['seconds']:.2f} s, {guarded['backend_cpu']:.2f} s of PostgreSQL CPU); settlement = {rate / guarded_rate:.0%} of it |
 | CPU of the settlement: the worker process / its PostgreSQL backend | {result['worker_cpu']:.2f} s / {result['backend_cpu']:.2f} s ({cpu / result['seconds']:.0%} of the wall time: the rest is waiting for a CPU on this shared machine) | per settled position: {result['worker_cpu'] * per_position:,.0f} µs worker, {result['backend_cpu'] * per_position:,.0f} µs PostgreSQL |
 | Peak resident memory of the worker while settling | {peak:,.0f} MiB ({peak_note}; {base:,.0f} MiB before) | — |

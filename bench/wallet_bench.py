@@ -157,7 +157,11 @@ def wallet_figures(*, clients: int, processes: int, seconds: int, bets: int) -> 
         funded = sum(pool.map(_fund, [ids[i::processes * 4] for i in range(processes * 4)]))
         funding_seconds = time.perf_counter() - started
     jobs = [(c, hold_ids[c * PLAYERS_PER_CLIENT:(c + 1) * PLAYERS_PER_CLIENT]) for c in range(clients)]
+    # pgbench is run again between the two hold runs: on a shared machine the load moves, and the ratio
+    # is judged against the reference measured nearest in time.
     threaded = _holds(context, jobs, processes=processes, seconds=seconds)
+    progress("pgbench again, between the hold runs ...")
+    between = pgbench_tps(pg_params(BENCH_URL), clients=clients, seconds=seconds)[0]
     single = _holds(context, jobs, processes=clients, seconds=seconds)
 
     # A first settlement opens the house's bankroll and promotions accounts; production has them already.
@@ -194,7 +198,7 @@ def wallet_figures(*, clients: int, processes: int, seconds: int, bets: int) -> 
     if discrepancies:
         raise SystemExit("the ledger audit failed after the benchmark:\n" + "\n".join(map(str, discrepancies[:20])))
     return {
-        "clients": clients, "seconds": seconds, "threaded": threaded, "single": single,
+        "clients": clients, "seconds": seconds, "threaded": threaded, "single": single, "tps_between": between,
         "funded": funded, "funding_seconds": funding_seconds,
         "bets": len(placed), "settle_players": len(settle_ids), "hold_many_seconds": hold_many_seconds,
         "resolve_seconds": resolve_seconds, "resolve_queries": len(statements), "audit_seconds": audit_seconds,
@@ -206,14 +210,16 @@ def wallet_figures(*, clients: int, processes: int, seconds: int, bets: int) -> 
 
 def section(figures: dict, tps: float, scale: int, pg_version: str) -> str:
     threaded, single = figures["threaded"], figures["single"]
-    ratio = threaded["per_second"] / tps if tps else 0
-    hold_goal = "met" if ratio >= 0.25 else "missed"
+    between = figures["tps_between"]
+    reference = (tps + between) / 2  # before and after the threaded run
+    ratio = threaded["per_second"] / reference if reference else 0
+    hold_goal = "met" if ratio >= 0.5 else "missed"
     resolve_goal = ("met" if figures["resolve_seconds"] < 2 else "missed") if figures["bets"] >= 40_000 \
         else "(set for 40,000 bets)"
     clients, seconds = figures["clients"], figures["seconds"]
 
     def holds(run):
-        return (f"{run['per_second']:,.0f} holds/s ({run['per_second'] / tps:.0%} of pgbench; "
+        return (f"{run['per_second']:,.0f} holds/s ({run['per_second'] / reference:.0%} of pgbench; "
                 f"p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms)")
 
     return f"""Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `bench/wallet_bench.py` on {machine()}, {pg_version}.
@@ -222,8 +228,8 @@ have been running on it too: figures on a shared 2-CPU machine move by ±20 % fr
 
 | Figure | Result | Goal |
 |---|---|---|
-| pgbench TPC-B, {clients} clients, `-j 2 -T {seconds}`, scale {scale} | {tps:,.0f} tps | reference |
-| Bet holds, {clients} concurrent clients as threads in {threaded['processes']} processes, one connection each, {seconds} s | {holds(threaded)} | ≥ 25 % of pgbench: {hold_goal} |
+| pgbench TPC-B, {clients} clients, `-j 2 -T {seconds}`, scale {scale}: before / after the threaded holds | {tps:,.0f} / {between:,.0f} tps | reference: {reference:,.0f} tps, their mean |
+| Bet holds, {clients} concurrent clients as threads in {threaded['processes']} processes, one connection each, {seconds} s | {holds(threaded)} | ≥ 50 % of pgbench: {hold_goal} |
 | Bet holds, the same {clients} clients as {single['processes']} single-threaded processes | {holds(single)} | — |
 | Resolution of {figures['bets']:,} bets ({figures['settle_players']:,} players) in one `bet_resolve` | {figures['resolve_seconds']:.2f} s ({figures['resolve_queries']} SQL statements) | 40,000 in < 2 s: {resolve_goal} |
 | Hold of the same {figures['bets']:,} bets in one `bet_hold_many` | {figures['hold_many_seconds']:.2f} s | — |
@@ -231,17 +237,20 @@ have been running on it too: figures on a shared 2-CPU machine move by ±20 % fr
 
 - A hold is one `bet_hold` call: one bet, its own durable transaction, a fresh idempotency key, for one of
   {PLAYERS_PER_CLIENT} players per client ({threaded['held']:,} and {single['held']:,} holds;
-  {threaded['refused'] + single['refused']} refused for lack of funds). It is five round trips: BEGIN; the
-  transaction row with the house accounts; the player row lock; balance, entries and bet in one statement;
-  COMMIT (where the zero-sum and foreign-key checks run).
+  {threaded['refused'] + single['refused']} refused for lack of funds). It is three round trips: BEGIN; one
+  statement (`wallet.sql` `hold_one_account`: the transaction row with its idempotency key, the balance taken
+  only if it covers the stake, under the row lock the UPDATE takes, both entries and the bet); COMMIT (where the
+  zero-sum and foreign-key checks run). It was five (the transaction row, the row lock and the write apart).
 - The client layout matters on 2 CPUs: 50 single-threaded Python processes spend much of the machine on
   switching between themselves and their 50 PostgreSQL backends; the same 50 clients as threads in one process
   per CPU (a threaded application server) leave it to the database. The goal is judged on the latter.
 - pgbench runs at scale {scale} (one branch per client): at scale 1 its 50 clients would queue on one branch
   row and the reference would be artificially low.
-- The settlement's {figures['resolve_queries']} statements (besides BEGIN and COMMIT) are the transaction row,
-  the bets, the house accounts, the player row locks and one write; the same for 10 bets or 40,000
-  (`tests/wallet/test_services.py` asserts it).
+- The settlement's {figures['resolve_queries']} statements (besides BEGIN and COMMIT) are the transaction row, the
+  staging table created, the bets checked with their player accounts locked, the house accounts, one write and
+  the staging table dropped, plus the COPY that fills it (`wallet.resolution_sql`; below 2,000 bets the rows
+  travel as arrays and there is no staging table); the same for 2,000 bets or 400,000
+  (`tests/wallet/test_services.py` asserts it for arrays).
 """
 
 

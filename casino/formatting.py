@@ -20,6 +20,26 @@ def money(amount, currency: str) -> str:
 
 
 @register.filter
+def money_here(amount, currency: str) -> str:
+    """Money as the page's language writes it (player pages in English or Swedish): "1,00 €" in Swedish."""
+    if amount is None or amount == "":
+        return ""
+    from django.utils import translation
+
+    from casino.locale_formats import money_in
+
+    return money_in(int(amount), currency, language=translation.get_language() or "en")
+
+
+@register.filter
+def signed_money_here(amount, currency: str) -> str:
+    if amount is None or amount == "":
+        return ""
+    amount = int(amount)
+    return ("+" if amount > 0 else "") + money_here(amount, currency)
+
+
+@register.filter
 def signed_money(amount, currency: str) -> str:
     """+12.50 EUR / -3.00 EUR / 0.00 EUR; empty for a missing amount."""
     if amount is None or amount == "":

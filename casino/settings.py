@@ -90,6 +90,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.navigation",
+                "responsible.context_processors.reality_check",
             ],
             "libraries": {"casino_format": "casino.formatting"},
         },

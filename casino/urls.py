@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.permissions import IsAuthenticated
 
 from casino.admin_shortcut import admin_shortcut
+from responsible import urls as responsible_urls
 
 handler400 = "casino.api_errors.bad_request"
 handler403 = "accounts.views.permission_denied"
@@ -29,11 +30,15 @@ urlpatterns = [
     path("api/tables/", include("tables.api_urls")),
     path("api/rounds/", include("rounds.api_urls")),
     path("api/players/", include("players.api_urls")),
+    path("api/responsible/", include("responsible.api_urls")),
     path("api/chat/", include("chat.api_urls")),
     path("wallet/", include("wallet.urls")),
     path("tables/", include("tables.urls")),
     path("rounds/", include("rounds.urls")),
+    path("me/responsible/", include(responsible_urls.player_urlpatterns)),
+    path("support/responsible/", include(responsible_urls.staff_urlpatterns)),
     path("me/", include("players.urls")),
+    path("me/", include("chat.player_urls")),
     path("support/chat/", include("chat.urls")),
     path("", include("backoffice.urls")),
     path("", include("accounts.urls")),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -18,7 +18,8 @@ from casino.query_params import cursor_param
 from casino.ratelimit import ChatRateThrottle
 from chat import selectors, services
 from chat.models import BODY_MAX_LENGTH, ChatAuthor, ChatMessage
-from rounds.api._common import table_or_404, validated
+from tables import selectors as table_selectors
+from tables.models import Table
 
 PLAYER = role_permission("play")
 STUDIO = role_permission("configure_tables")
@@ -52,6 +53,19 @@ class ChatPostSerializer(serializers.Serializer):
     body = JsonStringField(max_length=BODY_MAX_LENGTH, help_text="one line of plain text")
 
 
+def _table_or_404(code: str) -> Table:
+    try:
+        return table_selectors.table_detail(code=code)
+    except Table.DoesNotExist:
+        raise NotFound(f"No table {code[:20]}.") from None
+
+
+def _body(request) -> str:
+    serializer = ChatPostSerializer(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data["body"]
+
+
 def _after(request) -> int | None:
     try:
         return cursor_param(request, "after")
@@ -78,7 +92,7 @@ class TableChatApi(APIView):
     @extend_schema(summary="The chat of a table I sit at (game client)", parameters=[AFTER],
                    responses={200: ChatMessagesSerializer, **ERRORS})
     def get(self, request, code: str):
-        table = table_or_404(code)
+        table = _table_or_404(code)
         after = _after(request)
         services.chat_reader_check(player=request.user, table=table)
         return _listed(request, selectors.chat_for_player(player=request.user, table=table, after=after))
@@ -86,8 +100,8 @@ class TableChatApi(APIView):
     @extend_schema(summary="Write in the chat of a table I sit at (game client)", request=ChatPostSerializer,
                    responses={201: ChatMessageSerializer, **ERRORS, **THROTTLED})
     def post(self, request, code: str):
-        table = table_or_404(code)
-        body = validated(ChatPostSerializer, request)["body"]
+        table = _table_or_404(code)
+        body = _body(request)
         return _posted(request, services.chat_post(player=request.user, table=table, body=body))
 
 
@@ -97,12 +111,12 @@ class HostChatApi(APIView):
     @extend_schema(summary="A table's whole chat, for the host (studio)", parameters=[AFTER],
                    responses={200: ChatMessagesSerializer, **ERRORS})
     def get(self, request, code: str):
-        table = table_or_404(code)
+        table = _table_or_404(code)
         return _listed(request, selectors.chat_for_studio(table=table, after=_after(request)))
 
     @extend_schema(summary="The host writes to everyone at a table (studio)", request=ChatPostSerializer,
                    responses={201: ChatMessageSerializer, **ERRORS})
     def post(self, request, code: str):
-        table = table_or_404(code)
-        body = validated(ChatPostSerializer, request)["body"]
+        table = _table_or_404(code)
+        body = _body(request)
         return _posted(request, services.chat_host_post(actor=request.user, table=table, body=body))

@@ -1,24 +1,27 @@
 """Support's chat log: a table's or a player's messages with their times, around a game number, and disabling
-a player's chat from one of their messages (with a reason the player is told)."""
+a player's chat from one of their messages (with a reason the player is told). And the chat on the player's
+table page."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpResponseBadRequest, QueryDict
+from django.http import Http404, HttpResponseBadRequest, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.permissions import has_role_permission, permission_required
 from accounts.staffaudit import origin_from_request
+from casino.api_errors import DomainError
 from casino.query_params import cursor_param
 from chat import selectors, services
 from chat.errors import ChatRequestError
 from chat.forms import ChatLogForm, DisableFromMessageForm
 from chat.models import ChatAuthor
 from players import selectors as player_selectors
-from players.errors import PlayerRequestError
+from players.errors import NotAtTable, PlayerRequestError
+from tables.models import Table
 
 
 def _log_url(query: str) -> str:
@@ -73,3 +76,40 @@ def chat_message_disable_chat(request, message_id: int):
         messages.success(request, f"Chat disabled for {message.author.get_username()}; they are told why when "
                                   "they write.")
     return redirect(back)
+
+
+# --- the player's table page: its chat ----------------------------------------------------------------------
+
+def _player_chat(request, table: Table, *, error: str = "", status: int = 200, part: str = ""):
+    try:
+        services.chat_reader_check(player=request.user, table=table)
+    except NotAtTable as refusal:
+        shown, away = [], refusal.message
+    else:
+        shown, away = selectors.chat_for_player(player=request.user, table=table), ""
+    context = {"table": table, "chat_messages": shown, "away": away, "error": error,
+               "profile": player_selectors.player_profile(player=request.user)}
+    if part == "messages":
+        return render(request, "chat/_player_messages.html", context, status=status)
+    template = "chat/_player_chat.html" if request.htmx else "chat/player_chat.html"
+    return render(request, template, context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@permission_required("play")
+def player_table_chat(request, code: str):
+    """The chat of a table the player sits at, for the web page (game clients use the API): the messages
+    (polled), and writing one. A refusal is answered 400 or 409 with the form, so htmx shows why."""
+    table = Table.objects.filter(code=code[:32]).first()
+    if table is None:
+        raise Http404(f"No table {code[:20]}")
+    if request.method == "GET":
+        return _player_chat(request, table, part=request.GET.get("part", ""))
+    try:
+        services.chat_post(player=request.user, table=table, body=request.POST.get("body", ""))
+    except DomainError as refusal:  # chat's, players' and the play gate's refusals alike
+        return _player_chat(request, table, error=refusal.message,
+                            status=400 if refusal.http_status == 400 else 409)
+    if request.htmx:
+        return _player_chat(request, table)
+    return redirect("player_table_chat", code=table.code)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from datetime import date
 
 from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import render
@@ -20,21 +21,38 @@ from rounds.selectors import dealer_cards_shown, hole_card_hidden
 from wallet.currencies import money_format
 
 
+def period_of(request) -> tuple[int | None, date | None, date | None]:
+    """?from= and ?to= (UTC days, both included; ?date= is the older name of ?to=) as the keyset cursor that
+    starts the history at the end of `to`, and the day it stops at. ValueError when malformed."""
+    since = date_param(request.GET.get("from"), "from")
+    until = date_param(request.GET.get("to") or request.GET.get("date"), "to")
+    if since and until and since > until:
+        raise ValueError("from must be on or before to")
+    start = game_history.game_history_cursor_for_day(day=until) if until else None
+    return start, since, until
+
+
 @require_GET
 @permission_required("play")
 def my_games(request):
     try:
         before = cursor_param(request, "before")
-        day = date_param(request.GET.get("date"))
+        start, since, until = period_of(request)
     except ValueError as error:
         return HttpResponseBadRequest(str(error), content_type="text/plain")
-    if day is not None and before is None:
-        before = game_history.game_history_cursor_for_day(day=day)
-    page = game_history.player_game_history(player=request.user, before=before)
+    if before is None:
+        before = start
+    page = game_history.player_game_history(player=request.user, before=before, since=since)
     base = reverse("player_games")
+    kept = {k: v for k, v in {"from": since.isoformat() if since else "",
+                              "to": until.isoformat() if until else ""}.items() if v}
     context = {
-        "games": page, "staff": False, "first_page": before is None, "date": day,
-        "older_games_url": f"{base}?{urlencode({'before': page.next_before})}" if page.next_before else None,
+        "games": page, "staff": False, "first_page": request.GET.get("before") is None, "date": until,
+        "since": since, "until": until, "period": bool(kept),
+        "totals": game_history.period_totals(player=request.user, before=start, since=since) if kept else None,
+        "csv_url": f"{reverse('player_games_csv')}?{urlencode(kept)}" if kept else reverse("player_games_csv"),
+        "older_games_url": (f"{base}?{urlencode(kept | {'before': page.next_before})}" if page.next_before
+                            else None),
     }
     if request.htmx and request.GET.get("before"):
         return render(request, "players/_game_rows.html", context)
@@ -44,7 +62,16 @@ def my_games(request):
 @require_GET
 @permission_required("play")
 def my_games_csv(request):
-    player = request.user
+    try:
+        start, since, _until = period_of(request)
+    except ValueError as error:
+        return HttpResponseBadRequest(str(error), content_type="text/plain")
+    return game_history_csv(player=request.user, before=start, since=since)
+
+
+def game_history_csv(*, player, before: int | None, since: date | None) -> StreamingHttpResponse:
+    """The games of a period (all of them without one) as a streamed CSV: the player's own download and
+    support's download of a player's history write the same file."""
 
     class Echo:
         def write(self, value):
@@ -60,7 +87,7 @@ def my_games_csv(request):
     def rows():
         yield writer.writerow(["game number", "started (UTC)", "table", "game", "bets", "staked", "returned",
                                "result", "net", "state"])
-        for row in game_history.player_game_history_iter(player=player):
+        for row in game_history.player_game_history_iter(player=player, before=before, since=since):
             r = row.round
             yield writer.writerow([
                 r.game_number, r.opened_at.isoformat(), r.table.code, r.config.get("name", ""),

@@ -174,6 +174,10 @@ def _sections(document: dict[str, Any], *, main_rtp: float, insurance: Any, beat
                                      "back; a loss spends them. A double or split on them is paid in cash."))
     if not features.paragraphs:
         features.paragraphs.append(_("This table has no Bet Behind, Multi Seat, Deal Now or Golden Chips."))
+    # Older configurations (history, snapshots) have no multi_game: they were all playable alongside others.
+    if not document.get("multi_game", True):
+        features.paragraphs.append(_("This table is played on its own: while you sit here you cannot join "
+                                     "other tables, and you come here from another table by switching to it."))
     sections.append(features)
 
     timers = Section("timers", _("Timers and automatic decisions"))
@@ -258,7 +262,8 @@ def table_help(*, table: Table, language: str) -> dict[str, Any]:
                 "dealer_22_push": document["dealer_22_push"], "double_after_split": document["double_after_split"],
                 "charlie_cards": document["charlie_cards"], "new_shoe_burn": document["new_shoe_burn"],
                 "features": {name: document[name] for name in
-                             ("bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips")},
+                             ("bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
+                              "multi_game")},
                 "timers": {"betting_seconds": document["betting_seconds"],
                            "decision_seconds": document["decision_seconds"], "timeout_rule": document["timeout_rule"]},
                 "rtp": {"main": main_rtp, "main_infinite_deck": rtp.main_game_infinite_rtp(rules),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from players.models import PlayerNote, PlayerProfile, TablePresence
+from rounds.models import Round
 
 NOTES_SHOWN = 50
 
@@ -34,3 +35,15 @@ def players_chat_disabled(*, player_ids) -> set[int]:
     """Which of these players' chat support has disabled (the chat log shows it beside their messages)."""
     return set(PlayerProfile.objects.filter(player_id__in=set(player_ids), chat_disabled=True)
                .values_list("player_id", flat=True))
+
+
+def presence_latest_for_session(*, player, session_key: str, table_id: int | None = None,
+                                round_id: int | None = None) -> TablePresence | None:
+    """This session's latest presence at a table (by its id, or the table of a round), live or ended: the play
+    gate (rounds.presence) reads it in one statement."""
+    rows = TablePresence.objects.filter(player=player, session_key=session_key)
+    if table_id is not None:
+        rows = rows.filter(table_id=table_id)
+    else:
+        rows = rows.filter(table_id=Round.objects.filter(pk=round_id).values("table_id")[:1])
+    return rows.only("ended_at", "end_reason").order_by("-id").first()

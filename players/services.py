@@ -14,9 +14,11 @@ Decisions where the issue is silent:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -24,7 +26,7 @@ from accounts.models import StaffActionKind
 from accounts.permissions import require_permission
 from accounts.staffaudit import Origin, for_user, staff_action_record
 from casino.checks import text_check
-from players.errors import NotAtTable, PlayerRequestError, TableNotOpen
+from players.errors import NotAlongsideOthers, NotAtTable, PlayerRequestError, TableNotOpen
 from players.models import (
     NOTE_MAX_LENGTH,
     REASON_MAX_LENGTH,
@@ -34,6 +36,9 @@ from players.models import (
     TablePresence,
     VideoQuality,
 )
+from rounds import selectors as round_selectors
+from rounds import services as round_services
+from rounds.presence import presence_refusal
 from tables.models import BetType, Table, TableState
 from tables.selectors import bet_limit_get
 from wallet import services as wallet
@@ -146,39 +151,121 @@ def player_note_add(*, player, author, body: str, origin: Origin | None = None) 
 # --- presence at tables ------------------------------------------------------------------------------------
 
 def table_join(*, player, table: Table, session_key: str, now: datetime | None = None) -> TablePresence:
-    """Sit the player at an open table in this session; a presence of theirs there in another session ends."""
+    """Sit the player at an open table in this session (add a table); a presence of theirs there in another
+    session ends ("replaced"). A table not played alongside others (`multi_game` off) refuses while the player
+    sits elsewhere, and sitting at one refuses other tables: switching (table_switch) works either way."""
     require_permission(player, "play")
     session_key = _session_key(session_key)
     now = now or timezone.now()
     for _attempt in range(2):
         try:
             with transaction.atomic(durable=True):
-                state = Table.objects.filter(pk=table.pk).values_list("state", flat=True).first()
-                if state != TableState.OPEN:
-                    raise TableNotOpen(f"Table {table.code} is {state or 'gone'}: you can join it once it opens.")
-                current = (TablePresence.objects.select_for_update()
-                           .filter(player=player, table=table, ended_at__isnull=True).first())
-                if current is not None and current.session_key == session_key:
-                    return current
-                if current is not None:
-                    TablePresence.objects.filter(pk=current.pk, ended_at__isnull=True).update(
-                        ended_at=now, end_reason=PresenceEnd.REPLACED)
-                return TablePresence.objects.create(player=player, table=table, session_key=session_key,
-                                                    joined_at=now)
+                return _join(player=player, table=table, session_key=session_key, now=now)
         except IntegrityError:
             # A join from another session committed between our read and insert: take it over on the retry.
             continue
     raise PlayerRequestError(f"Table {table.code} is being joined from another session at this moment; try again.")
 
 
-def table_leave(*, player, table: Table, session_key: str, now: datetime | None = None) -> bool:
-    """End this session's presence at the table; False when it had none (already left or replaced)."""
+def _join(*, player, table: Table, session_key: str, now: datetime, leaving: Table | None = None) -> TablePresence:
+    # One join of the player at a time (whatever the session): the multi-game check reads their other tables.
+    get_user_model().objects.select_for_update().filter(pk=player.pk).values_list("pk", flat=True).first()
+    fresh = Table.objects.filter(pk=table.pk).only("code", "state", "multi_game").first()
+    if fresh is None or fresh.state != TableState.OPEN:
+        state = fresh.state if fresh is not None else "gone"
+        raise TableNotOpen(f"Table {table.code} is {state}: you can join it once it opens.")
+    current = (TablePresence.objects.select_for_update()
+               .filter(player=player, table=table, ended_at__isnull=True).first())
+    if current is not None and current.session_key == session_key:
+        return current
+    _multi_game_check(player=player, table=fresh, leaving=leaving)
+    if current is not None:
+        TablePresence.objects.filter(pk=current.pk, ended_at__isnull=True).update(
+            ended_at=now, end_reason=PresenceEnd.REPLACED)
+    return TablePresence.objects.create(player=player, table=table, session_key=session_key, joined_at=now)
+
+
+def _multi_game_check(*, player, table: Table, leaving: Table | None) -> None:
+    others = [p.table for p in TablePresence.objects.filter(player=player, ended_at__isnull=True)
+              .exclude(table=table).exclude(table=leaving).select_related("table").order_by("table__code")]
+    if not others:
+        return
+    if not table.multi_game:
+        codes = ", ".join(t.code for t in others)
+        raise NotAlongsideOthers(
+            f"Table {table.code} is played on its own, and you are at {codes}. Leave "
+            f"{'that table' if len(others) == 1 else 'those tables'} first, or switch to {table.code}.")
+    alone = next((t for t in others if not t.multi_game), None)
+    if alone is not None:
+        raise NotAlongsideOthers(
+            f"You are at table {alone.code}, which is played on its own: leave it first, or switch from it to "
+            f"{table.code}.")
+
+
+def table_switch(*, player, leave: Table, join: Table, session_key: str,
+                 now: datetime | None = None) -> TablePresence:
+    """Leave one table and join another in one step (the multi-game rule counts the table being left as gone).
+
+    A refused switch changes nothing: the join is checked before anything happens. Bets in a round in play at
+    the table left are a disconnection, as with table_leave (its own transaction, first); then the presence
+    moves in one transaction.
+    """
+    require_permission(player, "play")
     session_key = _session_key(session_key)
+    now = now or timezone.now()
+    if leave.pk == join.pk:
+        raise PlayerRequestError(f"You are switching from table {leave.code} to itself; choose another table.")
+    here = TablePresence.objects.filter(player=player, table=leave, session_key=session_key, ended_at__isnull=True)
+    refusal = presence_refusal(player=player, table_id=leave.pk, session=session_key)
+    if refusal is not None:
+        raise refusal
+    try:
+        with transaction.atomic(durable=True):  # the check, before the disconnection: a refusal changes nothing
+            _join(player=player, table=join, session_key=session_key, now=now, leaving=leave)
+            transaction.set_rollback(True)
+        _round_disconnect(player=player, table=leave, now=now)
+        with transaction.atomic(durable=True):
+            if not here.update(ended_at=now, end_reason=PresenceEnd.LEFT):
+                raise NotAtTable(f"You left table {leave.code} from another request meanwhile; join {join.code} "
+                                 "instead.")
+            return _join(player=player, table=join, session_key=session_key, now=now, leaving=leave)
+    except IntegrityError:
+        raise PlayerRequestError(f"Table {join.code} is being joined from another session at this moment; "
+                                 "try again.") from None
+
+
+@dataclass(frozen=True)
+class TableLeft:
+    left: bool  # False: this session had no presence there (never joined, left, or replaced); nothing changed
+    # The round's answer when the player had bets in a round in play there: leaving during a round is the
+    # disconnection of rules.md (the table's disconnect_policy decides whether the bets are refunded).
+    disconnection: dict[str, Any] | None = None
+
+
+def table_leave(*, player, table: Table, session_key: str, now: datetime | None = None) -> TableLeft:
+    """End this session's presence at the table; leaving with bets in a round in play disconnects from it.
+
+    Only the session that is present may leave: a replaced session cannot disconnect the bets the player's
+    other session is playing. The disconnection commits first (its own transaction), so a leave that failed
+    half way leaves the presence in place and the player can simply leave again.
+    """
+    session_key = _session_key(session_key)
+    now = now or timezone.now()
+    here = TablePresence.objects.filter(player=player, table=table, session_key=session_key,
+                                        ended_at__isnull=True)
+    if not here.exists():
+        return TableLeft(left=False)
+    disconnection = _round_disconnect(player=player, table=table, now=now)
     with transaction.atomic(durable=True):
-        ended = TablePresence.objects.filter(
-            player=player, table=table, session_key=session_key, ended_at__isnull=True
-        ).update(ended_at=now or timezone.now(), end_reason=PresenceEnd.LEFT)
-    return bool(ended)
+        ended = here.update(ended_at=now, end_reason=PresenceEnd.LEFT)
+    return TableLeft(left=bool(ended), disconnection=disconnection)
+
+
+def _round_disconnect(*, player, table: Table, now: datetime) -> dict[str, Any] | None:
+    round = round_selectors.round_active_for_table(table=table)
+    if round is None or not round_selectors.player_in_round(round=round, player=player):
+        return None
+    return round_services.player_disconnect(round_id=round.pk, player=player, now=now)
 
 
 def presences_end_for_session(*, player, session_key: str, now: datetime | None = None) -> int:
@@ -213,9 +300,9 @@ def dealer_tip(*, player, table: Table, session_key: str, currency: str, amount:
     if not limit.min <= amount <= limit.max:
         raise PlayerRequestError(f"A tip at table {table.code} is from {money_format(limit.min, currency)} to "
                                  f"{money_format(limit.max, currency)}.")
-    if not TablePresence.objects.filter(player=player, table=table, session_key=session_key,
-                                        ended_at__isnull=True).exists():
-        raise NotAtTable(f"Join table {table.code} in this window to tip its dealer.")
+    refusal = presence_refusal(player=player, table_id=table.pk, session=session_key)
+    if refusal is not None:
+        raise refusal
     return wallet.tip(player=player, currency=currency, amount=amount, table_ref=table.code, actor=player,
                       idempotency_key=client_key(user=player, operation="dealer_tip", key=idempotency_key),
                       meta={"table": table.code})

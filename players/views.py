@@ -12,22 +12,22 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors as account_selectors
 from accounts.permissions import permission_required
-from casino.idempotency import IdempotencyConflict
+from casino.api_errors import DomainError
 from players import help as table_help_text
-from players import selectors, services
+from players import lobby, selectors, services
 from players.errors import PlayerRequestError
 from players.forms import SettingsForm, TipForm
 from players.models import PresenceEnd
+from rounds import selectors as round_selectors
+from rounds import table_now
+from rounds.presence import request_session
 from tables import selectors as table_selectors
 from tables.models import Table
 from wallet.currencies import money_format
-from wallet.errors import WalletError
 
 
 def _session_key(request) -> str:
-    if not request.session.session_key:
-        request.session.save()
-    return request.session.session_key
+    return request_session(request)
 
 
 @require_http_methods(["GET", "POST"])
@@ -64,12 +64,8 @@ def _table_or_404(code: str) -> Table:
 
 @permission_required("play")
 def player_tables(request):
-    live = {p.table_id: p for p in selectors.player_presences_live(player=request.user)}
-    key = _session_key(request)
-    tables = [{"table": table, "presence": live.get(table.pk),
-               "here": live.get(table.pk) is not None and live[table.pk].session_key == key}
-              for table in table_selectors.tables_open()]
-    return render(request, "players/tables.html", {"tables": tables})
+    rows = lobby.lobby(player=request.user, session_key=_session_key(request))
+    return render(request, "players/tables.html", {"tables": rows})
 
 
 def _table_context(request, table: Table, *, tip_form=None, tip_error=None):
@@ -78,7 +74,8 @@ def _table_context(request, table: Table, *, tip_form=None, tip_error=None):
         tip_form = TipForm(currencies=table.currencies, initial={"idempotency_key": str(uuid.uuid4())})
     limits = [(limit.currency, money_format(limit.min, limit.currency), money_format(limit.max, limit.currency))
               for limit in table_selectors.table_bet_limits(table=table) if limit.bet_type == "tip"]
-    return {"table": table, "presence": presence, "replaced": presence is not None
+    paused = table_now.pause_notice(table=table, round=round_selectors.round_active_for_table(table=table))
+    return {"table": table, "presence": presence, "paused": paused, "replaced": presence is not None
             and presence.end_reason == PresenceEnd.REPLACED, "tip_form": tip_form, "tip_error": tip_error,
             "tip_limits": limits}
 
@@ -111,7 +108,7 @@ def player_table_join(request, code: str):
 @permission_required("play")
 def player_table_leave(request, code: str):
     table = _table_or_404(code)
-    if services.table_leave(player=request.user, table=table, session_key=_session_key(request)):
+    if services.table_leave(player=request.user, table=table, session_key=_session_key(request)).left:
         messages.success(request, f"You left table {table.code}.")
     return redirect("player_tables")
 
@@ -128,7 +125,7 @@ def player_table_tip(request, code: str):
         txn = services.dealer_tip(player=request.user, table=table, session_key=_session_key(request),
                                   currency=data["currency"], amount=data["amount_minor"],
                                   idempotency_key=data["idempotency_key"])
-    except (PlayerRequestError, WalletError, IdempotencyConflict) as error:
+    except DomainError as error:  # a refusal of the tip: players', the play gate's, the wallet's
         fresh = TipForm(currencies=table.currencies, initial={
             "currency": data["currency"], "amount": data["amount"], "idempotency_key": str(uuid.uuid4())})
         return render(request, "players/table.html",

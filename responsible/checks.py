@@ -12,16 +12,22 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from casino.locale_formats import money_in
 from responsible import selectors
 from responsible.errors import DepositLimitRequired, Excluded, LimitReached, RealityCheckDue
 from responsible.limits import LimitState
 from responsible.register import register_lookup
-from wallet.currencies import money_format
 from wallet.models import Account, AccountKind
 
 PERIOD_WORDS = {"day": "daily", "week": "weekly", "month": "monthly"}
+
+
+def money_format(amount: int, currency: str) -> str:
+    """In the reader's language, as the player's pages write money."""
+    return money_in(amount, currency, language=get_language() or "en")
 
 
 def when_text(moment: datetime | None, time_zone: str) -> str:

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 REASON_MAX_LENGTH = 2000
 
@@ -47,16 +48,16 @@ class PlayerSettings(models.Model):
 
 
 class LimitKind(models.TextChoices):
-    DEPOSIT = "deposit", "Deposit limit"
-    LOSS = "loss", "Loss limit"
-    SESSION = "session", "Session time limit"
+    DEPOSIT = "deposit", _("Deposit limit")
+    LOSS = "loss", _("Loss limit")
+    SESSION = "session", _("Session time limit")
 
 
 class LimitPeriod(models.TextChoices):
-    DAY = "day", "per day"
-    WEEK = "week", "per week"
-    MONTH = "month", "per month"
-    SESSION = "session", "per session"
+    DAY = "day", _("per day")
+    WEEK = "week", _("per week")
+    MONTH = "month", _("per month")
+    SESSION = "session", _("per session")
 
 
 class LimitChange(models.Model):
@@ -94,8 +95,8 @@ class LimitChange(models.Model):
 
 
 class ExclusionKind(models.TextChoices):
-    TIME_OUT = "time_out", "Time-out"
-    SELF_EXCLUSION = "self_exclusion", "Self-exclusion"
+    TIME_OUT = "time_out", _("Time-out")
+    SELF_EXCLUSION = "self_exclusion", _("Self-exclusion")
 
 
 class Exclusion(models.Model):
@@ -152,8 +153,8 @@ class RegisterEntry(models.Model):
 
 
 class RealityCheckChoice(models.TextChoices):
-    CONTINUE = "continue", "Continued playing"
-    STOP = "stop", "Stopped playing"
+    CONTINUE = "continue", _("Continued playing")
+    STOP = "stop", _("Stopped playing")
 
 
 class RealityCheckAnswer(models.Model):

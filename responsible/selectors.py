@@ -14,6 +14,7 @@ from django.db.models import Case, F, IntegerField, Q, Sum, When
 from django.db.models.functions import Coalesce
 from django.utils.dateparse import parse_datetime
 
+from responsible.jurisdictions import jurisdiction_ensure
 from responsible.limits import LimitState, limit_state
 from responsible.models import Exclusion, Jurisdiction, LimitChange, RealityCheckAnswer
 from responsible.periods import period_end, period_start
@@ -27,8 +28,8 @@ CALENDAR_PERIODS = ("day", "week", "month")
 
 def jurisdiction_get(code: str | None) -> Jurisdiction:
     code = code or settings.RESPONSIBLE_DEFAULT_JURISDICTION
-    found = Jurisdiction.objects.filter(code=code).first()
-    # A jurisdiction missing from the table still has the strictest defaults of the model.
+    found = jurisdiction_ensure(Jurisdiction, code)
+    # An unknown jurisdiction still has the model's defaults (72 hours).
     return found or Jurisdiction(code=code, name=code)
 
 

@@ -25,6 +25,7 @@ from accounts.staffaudit import Origin, StaffObject, for_user, staff_action_reco
 from casino.checks import reason_check
 from responsible import selectors
 from responsible.errors import ResponsibleError
+from responsible.jurisdictions import jurisdiction_ensure
 from responsible.limits import tightens
 from responsible.models import (
     REASON_MAX_LENGTH,
@@ -166,7 +167,7 @@ def jurisdiction_assign(*, player, code: str, actor, reason: str, origin: Origin
     if actor is None:
         raise ResponsibleError(_("Only support sets a player's jurisdiction."))
     reason = _staff_reason(actor, reason)
-    if not isinstance(code, str) or not Jurisdiction.objects.filter(code=code).exists():
+    if not isinstance(code, str) or jurisdiction_ensure(Jurisdiction, code) is None:
         raise ResponsibleError(_("Unknown jurisdiction %r.") % (code,))
     with transaction.atomic(durable=True):
         row, _created = PlayerSettings.objects.get_or_create(player=player)

@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.permissions import is_staff_user
 from responsible import checks, selectors
@@ -32,8 +33,8 @@ def login_refusal(player) -> str:
     state = selectors.player_state(player_id=player.pk, now=now)
     zone = selectors.jurisdiction_get(state.jurisdiction_code).time_zone
     try:
-        checks._excluded_refuse(state, doing="play", time_zone=zone)
-        checks.register_refuse(player, now=now, doing="play", time_zone=zone)
+        checks._excluded_refuse(state, doing=_("play"), time_zone=zone)
+        checks.register_refuse(player, now=now, doing=_("play"), time_zone=zone)
     except (Excluded, RegisterUnavailable) as refusal:
         return refusal.message
     return ""

@@ -133,13 +133,18 @@ def player_rounds_query(*, player):
     return Round.objects.filter(pk__in=Spot.objects.filter(player=player).values("round_id")).select_related("table")
 
 
-def player_game_history(*, player, before: int | None = None, limit: int = GAME_HISTORY_PAGE) -> GameHistoryPage:
+def player_game_history(*, player, before: int | None = None, limit: int = GAME_HISTORY_PAGE,
+                        since: date | None = None) -> GameHistoryPage:
     """Every round the player held a spot in, newest first, by keyset on the round id: the round ids come
-    from the index rounds_spot_player_round alone, then one query loads those rounds and one their bets."""
+    from the index rounds_spot_player_round alone, then one query loads those rounds and one their bets.
+    `since` (a UTC day) stops the history at the first round opened on that day."""
     limit = max(1, min(int(limit), GAME_HISTORY_MAX_PAGE))
     spots = Spot.objects.filter(player=player)
     if before is not None:
         spots = spots.filter(round_id__lt=before)
+    if since is not None:
+        first = game_history_cursor_for_day(day=since - timedelta(days=1))
+        spots = spots.filter(round_id__gte=first) if first is not None else spots.none()
     ids = list(spots.order_by("-round_id").values_list("round_id", flat=True).distinct()[: limit + 1])
     shown = ids[:limit]
     rounds = sorted(Round.objects.filter(pk__in=shown).select_related("table"), key=lambda r: -r.pk)
@@ -147,15 +152,43 @@ def player_game_history(*, player, before: int | None = None, limit: int = GAME_
                            next_before=shown[-1] if len(ids) > limit else None)
 
 
-def player_game_history_iter(*, player, chunk: int = 500) -> Iterator[GameRow]:
-    """The whole game history, newest first, one keyset page at a time (for the streamed CSV)."""
-    before = None
+def player_game_history_iter(*, player, chunk: int = 500, before: int | None = None,
+                             since: date | None = None) -> Iterator[GameRow]:
+    """The whole game history (or from `before` back to `since`), newest first, one keyset page at a time (for
+    the streamed CSV and a period's totals)."""
     while True:
-        page = player_game_history(player=player, before=before, limit=min(chunk, GAME_HISTORY_MAX_PAGE))
+        page = player_game_history(player=player, before=before, limit=min(chunk, GAME_HISTORY_MAX_PAGE),
+                                   since=since)
         yield from page.rows
         if page.next_before is None:
             return
         before = page.next_before
+
+
+# Rounds a period's totals add up at most (a period longer than that says so instead of a wrong total).
+PERIOD_TOTALS_MAX_ROUNDS = 5000
+
+
+def period_totals(*, player, before: int | None, since: date | None) -> dict[str, Any] | None:
+    """What the player staked, got back and won or lost over the rounds a period shows (its rows' own money, so
+    the totals agree with each line, reversals included); None when more than PERIOD_TOTALS_MAX_ROUNDS."""
+    staked: dict[str, int] = defaultdict(int)
+    returned: dict[str, int] = defaultdict(int)
+    net: dict[str, int] = defaultdict(int)
+    rounds = 0
+    for row in player_game_history_iter(player=player, before=before, since=since):
+        rounds += 1
+        if rounds > PERIOD_TOTALS_MAX_ROUNDS:
+            return None
+        for currency, amount in row.staked.items():
+            staked[currency] += amount
+        for currency, amount in row.returned.items():
+            returned[currency] += amount
+        for currency, amount in (row.net or {}).items():
+            net[currency] += amount
+    return {"rounds": rounds, "currencies": [
+        {"currency": c, "staked": staked[c], "returned": returned[c], "net": net.get(c, 0)}
+        for c in sorted(set(staked) | set(net))]}
 
 
 def game_history_cursor_for_day(*, day: date) -> int | None:

@@ -225,6 +225,12 @@ def _event_text(kind: str, p: dict[str, Any], names: _Names, *, staff: bool) -> 
     return None
 
 
+def stakes_held(*, round: Round) -> list[dict[str, Any]]:
+    """The round's stakes per currency with how many players and bets: what voiding it gives back."""
+    return list(RoundBet.objects.filter(round=round).values("currency").annotate(
+        staked=Sum("amount"), players=Count("spot__player", distinct=True), bets=Count("id")).order_by("currency"))
+
+
 def round_summary(*, round: Round, player=None) -> RoundSummary:
     """The summary of the round for staff (player None: every player, the first SUMMARY_PLAYERS named) or for
     one player (their own positions only)."""
@@ -248,9 +254,7 @@ def round_summary(*, round: Round, player=None) -> RoundSummary:
         row = game_rows(player=users[player_id], rounds=[round])[0]
         summary.players.append(PlayerMoney(player=users[player_id], where=_where(seats_of[player_id]), row=row))
     if player is None:
-        summary.totals = list(RoundBet.objects.filter(round=round).values("currency").annotate(
-            staked=Sum("amount"), players=Count("spot__player", distinct=True), bets=Count("id"))
-            .order_by("currency"))
+        summary.totals = stakes_held(round=round)
         everyone = sum(t["players"] for t in summary.totals)
         summary.more_players = max(0, everyone - len(summary.players))
     seats = None if player is None else {seat for seats in seats_of.values() for seat, _b in seats if seat}

@@ -13,7 +13,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Prefetch, Q
 
-from rounds import snapshots, visibility
+from rounds import snapshots, table_now, visibility
 from rounds.continuation_play import ContinuationState
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
@@ -48,6 +48,7 @@ from rounds.models import (
     Spot,
     SpotStatus,
 )
+from rounds.shoe_news import shoe_news
 from wallet import selectors as wallet_selectors
 
 # --- single rounds -----------------------------------------------------------------------------------------
@@ -70,6 +71,12 @@ def round_id_by_game_number(*, game_number: str) -> int | None:
 
 def round_active_for_table(*, table) -> Round | None:
     return Round.objects.filter(table=table, state__in=ACTIVE_STATES).first()
+
+
+def player_in_round(*, round: Round, player) -> bool:
+    """The player has a position in the round that is neither void nor already disconnected."""
+    return Spot.objects.filter(round=round, player=player, voided_at__isnull=True,
+                               disconnected_at__isnull=True).exists()
 
 
 def round_latest_for_table(*, table) -> Round | None:
@@ -528,6 +535,8 @@ def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, A
         "seats_taken": sorted({spot.seat for spot in record.spots
                                if spot.seat is not None and not spot.behind and not spot.voided}),
         "settlement": _settlement_for(round, viewer, staff),
+        "shoe": shoe_news(round=round),
+        "paused": table_now.pause_notice(table=round.table, round=round),
     }
     return view if staff else visibility.round_view_for_player(view=view, player_id=getattr(viewer, "pk", None))
 

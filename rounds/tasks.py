@@ -82,19 +82,44 @@ def round_advance(self, round_id: int) -> str:
         raise
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def rounds_timers_sweep() -> int:
-    return len(services.rounds_timers_sweep())
+def _skipped(sweep: str, error: Exception) -> None:
+    """A periodic sweep that met a database that is away (restarting, a lost connection) is not an error to
+    trace every second of the outage: the next one, seconds later, does its work. Anything else is raised."""
+    if not is_transient(error):
+        raise error
+    logger.warning("%s skipped on a transient database error; the next one runs in seconds: %s", sweep, error)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
-def continuations_sweep() -> int:
-    return len(services.continuations_sweep())
+def rounds_timers_sweep() -> int | None:
+    try:
+        return len(services.rounds_timers_sweep())
+    except Exception as error:  # noqa: BLE001 - _skipped raises all but a transient database error
+        _skipped("the timers sweep", error)
+        return None
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
-def rounds_recovery_sweep(lost_messages: bool = False) -> dict:
-    return services.rounds_recovery_sweep(lost_messages=lost_messages)
+def continuations_sweep() -> int | None:
+    try:
+        return len(services.continuations_sweep())
+    except Exception as error:  # noqa: BLE001 - _skipped raises all but a transient database error
+        _skipped("the continuations sweep", error)
+        return None
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
+def rounds_recovery_sweep(self, lost_messages: bool = False) -> dict | None:
+    try:
+        return services.rounds_recovery_sweep(lost_messages=lost_messages)
+    except Exception as error:  # noqa: BLE001 - _skipped raises all but a transient database error
+        # The sweep after a broker loss is the one that cannot wait for the next beat (it takes the recent
+        # rounds too): it retries, with the round tasks' backoff, while the database is away as well.
+        if lost_messages and is_transient(error) and self.request.retries < MAX_RETRIES:
+            raise self.retry(exc=error, max_retries=MAX_RETRIES, countdown=backoff_delay(
+                self.request.retries, base=RETRY_BASE_SECONDS, cap=RETRY_CAP_SECONDS)) from error
+        _skipped("the recovery sweep", error)
+        return None
 
 
 # A sweep queued on reconnecting that no worker started by then is dropped: the next reconnect or beat sweeps.

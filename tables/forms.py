@@ -43,7 +43,8 @@ def reason_field(label: str = "Reason for this change") -> forms.CharField:
     """The service decides whether a reason is required (tables.services.reason_clean); its error is shown here."""
     return forms.CharField(
         label=label, required=False, max_length=services.REASON_MAX_LENGTH,
-        help_text="Kept with the table's history and in the staff-activity record.",
+        help_text="Operators and support read it in the table's history and the staff-activity record; players do "
+                  "not.",
         widget=forms.TextInput(attrs={"required": True, "maxlength": services.REASON_MAX_LENGTH}),
     )
 
@@ -81,6 +82,7 @@ class TableSettingsForm(forms.Form):
     multiple_bets = forms.BooleanField(label="Multiple Bets (more bets after confirming)", required=False)
     deal_now_players = WholeNumberField(label="Deal Now offered up to this many seated players", min_value=1,
                                         max_value=MAX_SEATS)
+    multi_game = forms.BooleanField(label="Playable alongside other tables", required=False)
     betting_seconds = WholeNumberField(label="Betting time (seconds)", min_value=5, max_value=120)
     decision_seconds = WholeNumberField(label="Decision time (seconds)", min_value=3, max_value=60)
     currencies = forms.CharField(label="Currencies", help_text="ISO codes separated by commas, e.g. EUR, GBP")
@@ -94,7 +96,7 @@ class TableSettingsForm(forms.Form):
         ("Rules", ("dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule",
                    "new_shoe_burn", "disconnect_policy", "non_live_deadline")),
         ("Seats and features", ("seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
-                                "multiple_bets", "deal_now_players")),
+                                "multiple_bets", "deal_now_players", "multi_game")),
         ("Timers and currencies", ("betting_seconds", "decision_seconds", "currencies")),
     )
 

@@ -9,7 +9,7 @@ from tables.models import BetType, Dealing, DisconnectPolicy, Profile, TableStat
 
 FEATURE_LABELS = {"bet_behind": "Bet Behind", "multi_seat": "Multi Seat", "deal_now": "Deal Now",
                   "auto_confirm": "auto-confirmed bets", "golden_chips": "Golden Chips",
-                  "multiple_bets": "Multiple Bets"}
+                  "multiple_bets": "Multiple Bets", "multi_game": "playable alongside other tables"}
 
 LINE_LABELS = {
     "suited_pair": "Suited pair", "pair": "Pair",
@@ -34,7 +34,9 @@ SETTING_LABELS = {
     "timeout_rule": "Timeout rule", "new_shoe_burn": "Burn at a new shoe", "disconnect_policy": "Disconnection",
     "non_live_deadline": "Non-live continuation deadline", "seats": "Seats", "bet_behind": "Bet Behind",
     "multi_seat": "Multi Seat", "deal_now": "Deal Now", "auto_confirm": "Auto-confirmed bets",
-    "golden_chips": "Golden Chips", "betting_seconds": "Betting time", "decision_seconds": "Decision time",
+    "golden_chips": "Golden Chips", "multiple_bets": "Multiple Bets",
+    "deal_now_players": "Deal Now offered up to this many seated players",
+    "multi_game": "Playable alongside other tables", "betting_seconds": "Betting time", "decision_seconds": "Decision time",
     "currencies": "Currencies", "side_bets": "Side bets offered",
 }
 

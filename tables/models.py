@@ -68,7 +68,7 @@ FREE_BET_PROFILES = (Profile.FREE_BET, Profile.FREE_BET_SEATED)
 FLAG_FIELDS = (
     "dealing", "decks", "charlie_cards", "dealer_22_push", "double_after_split", "timeout_rule", "new_shoe_burn",
     "disconnect_policy", "non_live_deadline", "seats", "bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips",
-    "multiple_bets", "deal_now_players",
+    "multiple_bets", "deal_now_players", "multi_game",
 )
 SETTING_FIELDS = ("name", *FLAG_FIELDS, "betting_seconds", "decision_seconds", "currencies", "side_bets")
 
@@ -105,6 +105,9 @@ class Table(models.Model):
     # player's bets for the round), and the most seated players with whom Deal Now is still offered.
     multiple_bets = models.BooleanField(default=False)
     deal_now_players = models.PositiveSmallIntegerField(default=MAX_SEATS)
+    # Whether a player may sit here while at other tables (players.services.table_join; switching tables works
+    # either way). A lobby setting, not a rule of the game: the engine never reads it.
+    multi_game = models.BooleanField(default=True, help_text="Players may play this table alongside others")
     betting_seconds = models.PositiveSmallIntegerField(default=15)
     decision_seconds = models.PositiveSmallIntegerField(default=10)
     state = models.CharField(max_length=10, choices=TableState.choices, default=TableState.CLOSED)

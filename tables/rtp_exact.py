@@ -17,7 +17,6 @@ from django.core.cache import cache
 
 from rounds.engine.errors import EngineError
 from rounds.engine.rtp import side_bets as side_bet_math
-from rounds.engine.rtp.exact import exact_main_game
 from rounds.engine.rtp.main_game import main_game_ev
 from rounds.engine.rtp.rules_config import RtpRules, rtp_rules_from_engine
 from rounds.engine.rules import Rules, rules_for
@@ -96,6 +95,10 @@ def main_game_figures(rtp_rules: RtpRules, *, report_progress: bool = False) -> 
 
     def progress(done: int, of: int) -> None:
         cache.set(key + ":progress", {"done": done, "of": of}, PROGRESS_SECONDS)
+
+    # Imported here: the analysis needs numba, which costs every process that imports this module (each web and
+    # worker process, through the help pages) about 70 MiB and half a second, while only the worker computes.
+    from rounds.engine.rtp.exact import exact_main_game
 
     result = exact_main_game(rtp_rules, progress if report_progress else None)
     figures = {

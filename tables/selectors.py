@@ -36,6 +36,19 @@ def tables_open() -> list[Table]:
     return tables_list(state=TableState.OPEN)
 
 
+def tables_in_lobby() -> list[Table]:
+    """The tables players may see in the lobby: open ones, and paused ones (shown as paused, not hidden)."""
+    return list(Table.objects.filter(state__in=(TableState.OPEN, TableState.PAUSED)).order_by("code"))
+
+
+def limits_of_tables(*, tables: Iterable[Table], bet_type: str) -> dict[int, list[BetLimit]]:
+    """One bet type's limits of several tables in one query: {table id: [limit per currency, by currency]}."""
+    found: dict[int, list[BetLimit]] = {}
+    for limit in BetLimit.objects.filter(table__in=list(tables), bet_type=bet_type).order_by("table", "currency"):
+        found.setdefault(limit.table_id, []).append(limit)
+    return found
+
+
 def table_detail(*, code: str) -> Table:
     """The table with this code; raises Table.DoesNotExist."""
     return Table.objects.get(code=code)
@@ -182,7 +195,7 @@ def table_config_snapshot(table: Table) -> dict[str, Any]:
      "limits": {bet_type: {currency: {"min", "max", "chips"}}}  (minor units; offered bet types only),
      "paytables": {side_bet: {line: pay}}  (offered side bets only, pays "to 1"),
      "features": {"bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips", "multiple_bets",
-                  "deal_now_players"},
+                  "deal_now_players", "multi_game"},
      "timers": {"betting_seconds", "decision_seconds"}}
     """
     # Several statements read the configuration; retry if a change commits between them.
@@ -209,7 +222,7 @@ def table_config_snapshot(table: Table) -> dict[str, Any]:
         "paytables": {bet: document["paytables"][bet] for bet in document["side_bets"]},
         "features": {name: document[name] for name in
                      ("bet_behind", "multi_seat", "deal_now", "auto_confirm", "golden_chips", "multiple_bets",
-                      "deal_now_players")},
+                      "deal_now_players", "multi_game")},
         "timers": {"betting_seconds": document["betting_seconds"],
                    "decision_seconds": document["decision_seconds"]},
     }

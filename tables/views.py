@@ -12,6 +12,7 @@ from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from rounds.errors import InvalidRoundRequest
 from rounds.services import table_state_change
 from tables import rtp, rtp_exact, selectors, services
+from tables.change_words import change_sentences
 from tables.errors import TableConfigError, TableConflictError
 from tables.forms import LimitsForm, PaytableForm, RtpRunForm, TableSettingsForm
 from tables.labels import FEATURE_LABELS
@@ -108,11 +109,14 @@ def table_edit_preview(request, code: str):
     document = services.table_document(table)
     values = {**{name: document[name] for name in services.SETTING_FIELDS}, **form.settings()}
     try:
-        proposed = selectors.document_rules({**document, **services.table_settings_validate(
-            profile=table.profile, values=values)})
+        validated = services.table_settings_validate(profile=table.profile, values=values)
+        proposed = selectors.document_rules({**document, **validated})
     except TableConfigError as error:
         context["preview_error"] = error.message
         return render(request, "tables/_edit_preview.html", context)
+    # What saving would change, in the history's own words, so the operator reads it before saving.
+    after = {**document, **{name: validated[name] for name in validated if name in document}}
+    context["changes"] = [] if after == document else change_sentences(document, after)
     context.update(rtp_exact.rtp_preview(current=services.table_rules(table), proposed=proposed))
     labels = {**{value: label for value, label in SideBet.choices}, "insurance": "Insurance"}
     for row in context["side_bets"]:
@@ -240,6 +244,18 @@ def table_state(request, code: str):
         version = whole_number_parse(request.POST.get("version", ""), field="version", minimum=1)
     except InputError:
         version = None
+    reason = request.POST.get("reason", "").strip()
+    if (request.POST.get("state") == TableState.CLOSED and reason and request.POST.get("step") != "confirm"
+            and table.state != TableState.CLOSED):
+        # Closing voids the round in play and sends its players away: a review of exactly that first.
+        from rounds.round_summary import stakes_held
+        from rounds.selectors import round_active_for_table
+
+        active = round_active_for_table(table=table)
+        return render(request, "tables/close_confirm.html", {
+            "table": table, "reason": reason, "version": version, "round": active,
+            "stakes": stakes_held(round=active) if active else [],
+        })
     try:
         table = table_state_change(actor=request.user, table=table, state=request.POST.get("state", ""),
                                    reason=request.POST.get("reason", ""), expected_version=version,

@@ -108,3 +108,10 @@ def golden_chips_grant_post(client, player, *, amount: str, reason: str, key: st
     confirm = client.post(url, {"step": "confirm", "currency": currency, "amount_minor": minor, "reason": reason,
                                 "idempotency_key": key}, follow=True, **extra)
     return review, confirm
+
+
+def join_table(client, code: str) -> None:
+    """Sit the client's player at the table in the client's session: every move of the game client needs it
+    (rounds.presence)."""
+    response = client.post(f"/api/players/me/tables/{code}/join/", content_type="application/json")
+    assert response.status_code == 200, response.content

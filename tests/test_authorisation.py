@@ -125,6 +125,7 @@ PAGES = {
     "staff_activity": [("GET", (), "", OPERATOR)],
     "staff_activity_csv": [("GET", (), "", OPERATOR)],
     "backoffice_player": [("GET", ("pat",), "", STAFF)],
+    "backoffice_player_games_csv": [("GET", ("pat",), "", STAFF)],  # the player's own CSV, read by staff
     # an empty note, chat action or grant is sent back to the player page with the reason
     "backoffice_player_note": [("GET", ("pat",), "", POST_ONLY), ("POST", ("pat",), "", SUPPORT)],
     "backoffice_player_chat": [("GET", ("pat",), "", POST_ONLY), ("POST", ("pat",), "", SUPPORT)],
@@ -151,6 +152,8 @@ PAGES = {
     "player_table_leave": [("GET", ("table",), "", POST_ONLY), ("POST", ("table",), "", PLAYERS)],
     "player_table_tip": [("GET", ("table",), "", POST_ONLY), ("POST", ("table",), "", expect(player=400,
                                                                                              other=400))],
+    # the table page's chat: read by players (one not at the table is told to join), an empty message refused
+    "player_table_chat": [("GET", ("table",), "", PLAYERS), ("POST", ("table",), "", expect(player=400, other=400))],
     # the wallet: a player's own, staff read any player's
     "wallet_home": [("GET", (), "", PLAYERS), ("GET", (), "?account=pat_account", expect(player=OK, other=404))],
     "wallet_history_csv": [("GET", (), "", PLAYERS)],
@@ -175,6 +178,14 @@ PAGES = {
     "round_lookup": [("GET", (), "", STAFF)],
     "round_detail": [("GET", ("past",), "", STAFF)],
     "round_replay": [("GET", ("past",), "", STAFF)],
+    # responsible gambling: the player's own page (an empty form comes back with its errors); support reads a
+    # player's and changes their jurisdiction and the register (an empty form: 400), operators read
+    "responsible_page": [("GET", (), "", PLAYERS), ("GET", (), "?lang=sv", PLAYERS),
+                         ("POST", (), "", expect(player=400, other=400))],
+    "responsible_reality_answer": [("GET", (), "", POST_ONLY), ("POST", (), "", expect(player=400, other=400))],
+    "responsible_support_player": [("GET", ("pat",), "", STAFF), ("POST", ("pat",), "", expect(support=400))],
+    "responsible_register": [("GET", (), "", SUPPORT), ("POST", (), "", expect(support=400))],
+    "responsible_register_remove": [("GET", ("probe",), "", POST_ONLY), ("POST", ("probe",), "", SUPPORT)],
 }
 
 # The admin site: staff only. Tables: staff read them there, operators add them. Rounds: staff read, nobody adds.
@@ -194,6 +205,10 @@ ADMIN_MODELS = {  # model -> (its list, its add form)
     "rounds.roundbet": (READ, NOBODY), "rounds.decision": (READ, NOBODY),
     "players.playerprofile": (READ, NOBODY), "players.playernote": (READ, NOBODY),
     "players.tablepresence": (READ, NOBODY),
+    # responsible gambling: written by its services only (staff changes on the support pages, with a reason)
+    "responsible.jurisdiction": (READ, NOBODY), "responsible.playersettings": (READ, NOBODY),
+    "responsible.limitchange": (READ, NOBODY), "responsible.exclusion": (READ, NOBODY),
+    "responsible.registerentry": (READ, NOBODY), "responsible.realitycheckanswer": (READ, NOBODY),
     "chat.chatmessage": (READ, NOBODY),
     # sign-in lockouts and second-factor devices: a superuser's only (a lost device is reset by a command)
     "axes.accessattempt": (NOBODY, NOBODY), "axes.accesslog": (NOBODY, NOBODY),
@@ -219,14 +234,15 @@ API = {
     ("POST", ROUND + "void/"): ("", {}, expect(support=400, operator=400)),
     ("POST", ROUND + "reverse/"): ("", {}, expect(support=400, operator=400)),
     ("POST", ROUND + "bets/"): ("", {}, expect(player=400, other=400)),
-    ("POST", ROUND + "bets/repeat/"): ("", None, expect(player=400, other=400)),
-    ("POST", ROUND + "bets/double/"): ("", None, expect(player=409, other=400)),
+    # a player's moves need their presence at the round's table (rounds.presence): nobody sits there here
+    ("POST", ROUND + "bets/repeat/"): ("", None, expect(player=409, other=409)),
+    ("POST", ROUND + "bets/double/"): ("", None, expect(player=409, other=409)),
     ("POST", ROUND + "confirm/"): ("", None, expect(player=409, other=409)),
     ("POST", ROUND + "bets/undo/"): ("", None, expect(player=409, other=409)),
     ("POST", ROUND + "bets/confirm/"): ("", None, expect(player=409, other=409)),
     ("POST", ROUND + "seats/move/"): ("", {}, expect(player=400, other=400)),
     ("POST", ROUND + "seats/give-up/"): ("", {}, expect(player=400, other=400)),
-    ("POST", ROUND + "leave/"): ("", None, PLAYERS),  # leaving a settled round changes nothing
+    ("POST", ROUND + "leave/"): ("", None, expect(player=409, other=409)),
     ("POST", ROUND + "insurance/"): ("", {}, expect(player=400, other=400)),
     ("POST", ROUND + "decisions/"): ("", {}, expect(player=400, other=400)),
     ("GET", ROUND + "continuation/"): ("", None, PLAYERS),  # a player's own continuations: none here
@@ -252,11 +268,18 @@ API = {
     ("GET", "/api/players/me/settings/"): ("", None, PLAYERS),
     ("PUT", "/api/players/me/settings/"): ("", {}, expect(player=400, other=400)),
     ("GET", "/api/players/tables/{code}/help/"): ("", None, SIGNED_IN),
+    ("GET", "/api/responsible/me/"): ("", None, PLAYERS),
+    ("POST", "/api/responsible/reality-check/"): ("", {}, expect(player=400, other=400)),
     # a table's chat: players at it (pat and quinn sit at none here: 409), the host (the studio) everywhere
     ("GET", "/api/chat/tables/{code}/messages/"): ("", None, expect(player=409, other=409)),
     ("POST", "/api/chat/tables/{code}/messages/"): ("", {}, expect(player=400, other=400)),
     ("GET", "/api/chat/tables/{code}/host-messages/"): ("", None, OPERATOR),
     ("POST", "/api/chat/tables/{code}/host-messages/"): ("", {}, expect(operator=400)),
+    ("GET", "/api/players/me/tables/"): ("", None, PLAYERS),
+    ("GET", "/api/players/tables/"): ("", None, PLAYERS),
+    ("POST", "/api/players/me/tables/{code}/join/"): ("", None, PLAYERS),
+    ("POST", "/api/players/me/tables/{code}/leave/"): ("", None, PLAYERS),  # not there: nothing changes
+    ("POST", "/api/players/me/tables/{code}/switch/"): ("", {}, expect(player=400, other=400)),
     ("GET", "/api/auth/tokens/"): ("", None, PLAYERS),
     ("POST", "/api/auth/tokens/"): ("", {}, expect(player=400, other=400)),
     # pat's own key: pat and support revoke it; to anyone else it does not exist

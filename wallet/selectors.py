@@ -2,10 +2,11 @@
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Sum
+from django.db.models import Count, Sum
 
 from casino.untrusted import InputError, whole_number_parse
 from wallet.currencies import money_format
@@ -120,10 +121,51 @@ def _history_queryset(account: Account):
     return Entry.objects.filter(account=account).select_related("transaction").order_by("-id")
 
 
-def account_history(*, account: Account, before: int | None = None, limit: int = HISTORY_PAGE_SIZE) -> HistoryPage:
+@dataclass(frozen=True)
+class HistoryFilter:
+    """What a reader narrowed a history to: UTC days from and to (both included) and transaction kinds."""
+
+    since: date | None = None
+    until: date | None = None
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.since or self.until or self.kinds)
+
+    def apply(self, entries):
+        if self.since:
+            entries = entries.filter(created_at__gte=datetime.combine(self.since, time.min, tzinfo=UTC))
+        if self.until:
+            entries = entries.filter(created_at__lt=datetime.combine(self.until + timedelta(days=1), time.min,
+                                                                     tzinfo=UTC))
+        if self.kinds:
+            entries = entries.filter(transaction__kind__in=self.kinds)
+        return entries
+
+
+NO_FILTER = HistoryFilter()
+
+
+def account_history_totals(*, account: Account, filter: HistoryFilter = NO_FILTER) -> dict[str, Any]:
+    """The period's totals of what is shown: entries, money in, money out and the net, and the same per type."""
+    entries = filter.apply(Entry.objects.filter(account=account))
+    by_kind = list(entries.values("transaction__kind").annotate(count=Count("id"), total=Sum("amount"))
+                   .order_by("transaction__kind"))
+    labels = dict(TransactionKind.choices)
+    money_in = entries.filter(amount__gt=0).aggregate(total=Sum("amount"))["total"] or 0
+    money_out = entries.filter(amount__lt=0).aggregate(total=Sum("amount"))["total"] or 0
+    return {"count": sum(row["count"] for row in by_kind), "in": money_in, "out": money_out,
+            "net": money_in + money_out, "currency": account.currency,
+            "kinds": [{"label": labels.get(row["transaction__kind"], row["transaction__kind"]),
+                       "count": row["count"], "total": row["total"]} for row in by_kind]}
+
+
+def account_history(*, account: Account, before: int | None = None, limit: int = HISTORY_PAGE_SIZE,
+                    filter: HistoryFilter = NO_FILTER) -> HistoryPage:
     """Newest first, by keyset on the entry id (index wallet_entry_account_history), never by offset."""
     limit = max(1, min(int(limit), HISTORY_MAX_PAGE_SIZE))
-    entries = _history_queryset(account)
+    entries = filter.apply(_history_queryset(account))
     if before is not None:
         entries = entries.filter(id__lt=before)
     page = list(entries[: limit + 1])
@@ -131,11 +173,13 @@ def account_history(*, account: Account, before: int | None = None, limit: int =
     return HistoryPage(rows=rows, next_before=rows[-1].entry_id if len(page) > limit else None)
 
 
-def account_history_iter(*, account: Account, chunk: int = 2000) -> Iterator[HistoryRow]:
-    """The whole history, newest first, one keyset page at a time, for streaming exports."""
+def account_history_iter(*, account: Account, chunk: int = 2000,
+                         filter: HistoryFilter = NO_FILTER) -> Iterator[HistoryRow]:
+    """The whole history (or what the filter keeps), newest first, one keyset page at a time, for streaming
+    exports."""
     before = None
     while True:
-        page = list(_history_queryset(account).filter(**({"id__lt": before} if before else {}))[:chunk])
+        page = list(filter.apply(_history_queryset(account)).filter(**({"id__lt": before} if before else {}))[:chunk])
         yield from (_history_row(entry, account.currency) for entry in page)
         if len(page) < chunk:
             return

@@ -208,3 +208,57 @@ class LedgerStatements:
         if resolutions:
             self._execute(insert_resolutions, [transaction_id, when, *resolution_params])
         return balances, bet_ids
+
+    def hold_one_account(self, *, idempotency_key: str, fingerprint: str, created_at, reference: str,
+                         actor_id: int | None, meta: dict, player_id: int, account_kind: str, house_kind: str,
+                         currency: str, bets: Sequence[tuple]) -> tuple | None:
+        """A hold whose stakes all leave one player account, in one statement (PostgreSQL): the transaction
+        row, the balance taken only if it covers the total (the UPDATE waits for the row lock and checks the
+        balance it then sees), both entries and the bets. `bets`: (amount, kind, reference, meta).
+
+        Returns (transaction id, account id, new balance, bet ids), or (transaction id, None, None, []) when
+        nothing was taken (no such account, or not enough on it: the caller explains and rolls back), or
+        None if the house's in-play account does not exist yet (nothing was written; the general path
+        opens it).
+        """
+        total = sum(bet[0] for bet in bets)
+        when = self._datetime(created_at)
+        columns = list(zip(*[(amount, kind, ref, json.dumps(bet_meta)) for amount, kind, ref, bet_meta in bets],
+                           strict=True))
+        bet_params = [pg_array(column) for column in columns]
+        self._execute(
+            """
+            WITH h AS (
+                SELECT id FROM wallet_account WHERE player_id IS NULL AND kind = %s AND currency = %s
+            ), t AS (
+                INSERT INTO wallet_ledgertransaction
+                    (kind, reference, actor_id, idempotency_key, fingerprint, reason, meta, created_at)
+                SELECT 'bet', %s, %s, %s, %s, '', %s, %s WHERE EXISTS (SELECT 1 FROM h)
+                RETURNING id
+            ), u AS (
+                UPDATE wallet_account SET balance = balance - %s
+                 WHERE player_id = %s AND kind = %s AND currency = %s AND balance >= %s AND EXISTS (SELECT 1 FROM t)
+                RETURNING id, balance
+            ), e AS (
+                INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
+                SELECT t.id, x.account_id, x.amount, x.balance_after, %s
+                  FROM t, (SELECT u.id AS account_id, -%s::bigint AS amount, u.balance AS balance_after FROM u
+                           UNION ALL SELECT h.id, %s::bigint, NULL::bigint FROM h, u) x
+                 ORDER BY x.account_id
+            ), b AS (
+                INSERT INTO wallet_bet (account_id, hold_transaction_id, amount, kind, reference, meta, created_at)
+                SELECT u.id, t.id, r.c0, r.c1, r.c2, r.c3::jsonb, %s
+                  FROM t, u, unnest(%s::bigint[], %s::text[], %s::text[], %s::text[]) WITH ORDINALITY
+                       AS r(c0, c1, c2, c3, n)
+                 ORDER BY r.n
+                RETURNING id
+            )
+            SELECT t.id, u.id, u.balance, ARRAY(SELECT id FROM b ORDER BY id) FROM t LEFT JOIN u ON true
+            """,
+            [house_kind, currency, reference, actor_id, idempotency_key, fingerprint,
+             self._meta.get_db_prep_value(meta, self.connection), when,
+             total, player_id, account_kind, currency, total,
+             when, total, total, when, *bet_params],
+        )
+        row = self.cursor.fetchone()
+        return None if row is None else (row[0], row[1], row[2], list(row[3]))

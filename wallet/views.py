@@ -10,13 +10,16 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from accounts.permissions import permission_required
+from casino.api_errors import DomainError
 from casino.idempotency import IdempotencyConflict
+from casino.query_params import date_param
 from casino.untrusted import InputError, optional_whole_number_parse
 from wallet import selectors, services
 from wallet.currencies import CURRENCIES, money_format
 from wallet.errors import InsufficientFunds, WalletError
 from wallet.forms import CashierConfirmForm, CashierForm
 from wallet.keys import client_key
+from wallet.models import TransactionKind
 
 
 def _selected_account(request, *, player, accounts):
@@ -34,21 +37,40 @@ def _cursor(request) -> int | None:
     return optional_whole_number_parse(request.GET.get("before"), field="before")
 
 
+def _history_filter(request) -> tuple[selectors.HistoryFilter, dict[str, str]]:
+    """?from=&to= (UTC days, both included) and ?type= (a transaction kind, repeatable); ValueError otherwise.
+    Returns the filter and the query values that keep it (for the older-entries link and the CSV)."""
+    since, until = date_param(request.GET.get("from"), "from"), date_param(request.GET.get("to"), "to")
+    if since and until and since > until:
+        raise ValueError("from must be on or before to")
+    kinds = tuple(dict.fromkeys(kind for kind in request.GET.getlist("type") if kind))
+    unknown = [kind for kind in kinds if kind not in TransactionKind.values]
+    if unknown:
+        raise ValueError(f"type must be one of {', '.join(TransactionKind.values)}, not {unknown[0][:30]!r}")
+    kept = {"from": since.isoformat() if since else "", "to": until.isoformat() if until else ""}
+    return selectors.HistoryFilter(since=since, until=until, kinds=kinds), {k: v for k, v in kept.items() if v}
+
+
 def _wallet_page(request, *, player, page_url: str, csv_url: str, staff_view: bool):
     accounts = selectors.player_accounts(player=player)
     account = _selected_account(request, player=player, accounts=accounts)
     try:
         before = _cursor(request)
-    except InputError as error:
-        return HttpResponseBadRequest(error.message, content_type="text/plain")
-    page = selectors.account_history(account=account, before=before) if account else None
+        filter, kept = _history_filter(request)
+    except (InputError, ValueError) as error:
+        return HttpResponseBadRequest(getattr(error, "message", str(error)), content_type="text/plain")
+    page = selectors.account_history(account=account, before=before, filter=filter) if account else None
+    keep = [*kept.items(), *(("type", kind) for kind in filter.kinds)]
     older_url = None
     if page and page.next_before:
-        older_url = f"{page_url}?{urlencode({'account': account.pk, 'before': page.next_before})}"
+        older_url = f"{page_url}?{urlencode([('account', account.pk), *keep, ('before', page.next_before)])}"
     context = {
         "player": player, "accounts": accounts, "account": account, "page": page, "older_url": older_url,
-        "page_url": page_url, "csv_url": f"{csv_url}?{urlencode({'account': account.pk})}" if account else None,
-        "staff_view": staff_view, "first_page": before is None,
+        "page_url": page_url,
+        "csv_url": f"{csv_url}?{urlencode([('account', account.pk), *keep])}" if account else None,
+        "staff_view": staff_view, "first_page": before is None, "filter": filter,
+        "kinds": TransactionKind.choices,
+        "totals": selectors.account_history_totals(account=account, filter=filter) if account else None,
     }
     if request.htmx and before is not None:
         return render(request, "wallet/_history_rows.html", context)
@@ -60,6 +82,10 @@ def _history_csv(request, *, player):
     account = _selected_account(request, player=player, accounts=accounts)
     if account is None:
         raise Http404("No account")
+    try:
+        filter, _kept = _history_filter(request)
+    except ValueError as error:
+        return HttpResponseBadRequest(getattr(error, "message", str(error)), content_type="text/plain")
 
     class Echo:
         def write(self, value):
@@ -73,7 +99,7 @@ def _history_csv(request, *, player):
     def rows():
         yield writer.writerow(["date", "type", "game", "game number", "currency", "bet", "payout", "amount",
                                "balance after", "entry", "transaction", "explanation"])
-        for row in selectors.account_history_iter(account=account):
+        for row in selectors.account_history_iter(account=account, filter=filter):
             yield writer.writerow([
                 row.created_at.isoformat(), row.kind_label, row.game, row.game_number, row.currency,
                 amount(row.bet_amount), amount(row.payout), amount(row.amount), amount(row.balance_after),
@@ -167,8 +193,9 @@ def cashier(request):
         txn = service(player=request.user, currency=data["currency"], amount=data["amount_minor"],
                       actor=request.user, idempotency_key=client_key(
                           user=request.user, operation=data["operation"], key=data["idempotency_key"]))
-    except (WalletError, IdempotencyConflict) as exc:
-        # Back to the form with a fresh key: nothing moved, so the next attempt is a new request.
+    except (WalletError, IdempotencyConflict, DomainError) as exc:
+        # Back to the form with a fresh key: nothing moved, so the next attempt is a new request. (DomainError:
+        # the refusals of settings.WALLET_DEPOSIT_CHECKS, such as a deposit limit.)
         form = CashierForm(initial={
             "operation": data["operation"], "currency": data["currency"], "idempotency_key": str(uuid.uuid4()),
             "amount": money_format(data["amount_minor"], data["currency"], with_code=False, grouping=False),

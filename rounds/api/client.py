@@ -37,6 +37,7 @@ from rounds.api.serializers import (
     RoundViewSerializer,
     StatsSerializer,
 )
+from rounds.presence import require_presence
 
 
 class MyRoundsApi(generics.ListAPIView):
@@ -89,7 +90,9 @@ class BetsApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(BetPlaceSerializer, request)
-        result = services.bets_place(round_id=round_id_or_404(game_number), player=request.user,
+        round_id = round_id_or_404(game_number)
+        require_presence(request, round_id=round_id)
+        result = services.bets_place(round_id=round_id, player=request.user,
                                      currency=data["currency"], bets=dict(data["bets"]), seat=data["seat"],
                                      behind=data["behind"], idempotency_key=idempotency_key(request))
         return Response(BetResultSerializer(result).data, status=status.HTTP_201_CREATED)
@@ -104,6 +107,7 @@ class BetsRepeatApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
+        require_presence(request, round.table_id)
         result = services.bets_repeat(round_id=round.pk, player=request.user,
                                       idempotency_key=idempotency_key(request))
         return Response(BetResultSerializer(result).data, status=status.HTTP_201_CREATED)
@@ -118,6 +122,7 @@ class BetsDoubleApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
+        require_presence(request, round.table_id)
         result = services.bets_double(round_id=round.pk, player=request.user,
                                       idempotency_key=idempotency_key(request))
         return Response(BetResultSerializer(result).data, status=status.HTTP_201_CREATED)
@@ -133,6 +138,7 @@ class ConfirmApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
+        require_presence(request, round.table_id)
         return Response(services.betting_confirm(round_id=round.pk, player=request.user))
 
 
@@ -148,6 +154,7 @@ class LeaveApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
+        require_presence(request, round.table_id)
         return Response(services.player_disconnect(round_id=round.pk, player=request.user))
 
 
@@ -160,6 +167,7 @@ class InsuranceApi(APIView):
     def post(self, request, game_number: str):
         data = validated(InsuranceSerializer, request)
         round = round_or_404(game_number)
+        require_presence(request, round.table_id)
         result = services.insurance_decide(round_id=round.pk, player=request.user, take=data["take"],
                                            idempotency_key=idempotency_key(request))
         return Response(InsuranceResultSerializer(result).data)
@@ -174,6 +182,7 @@ class DecisionApi(APIView):
     def post(self, request, game_number: str):
         data = validated(DecisionSerializer, request)
         round = round_or_404(game_number)
+        require_presence(request, round.table_id)
         result = services.decision_make(round_id=round.pk, player=request.user, action=data["action"],
                                         seat=data["seat"], idempotency_key=idempotency_key(request))
         return Response(DecisionResultSerializer(result).data)
@@ -202,6 +211,7 @@ class ContinuationReconnectApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         round = round_or_404(game_number)
+        require_presence(request, round.table_id, closed_table_ok=True)
         return Response(services.continuation_reconnect(round_id=round.pk, player=request.user))
 
 
@@ -217,6 +227,7 @@ class ContinuationDecisionApi(APIView):
     def post(self, request, game_number: str):
         data = validated(DecisionSerializer, request)
         round = round_or_404(game_number)
+        require_presence(request, round.table_id, closed_table_ok=True)
         return Response(services.continuation_decide(
             round_id=round.pk, player=request.user, action=data["action"], seat=data["seat"],
             idempotency_key=idempotency_key(request)))

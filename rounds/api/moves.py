@@ -22,6 +22,7 @@ from rounds.api.serializers import (
     UndoResultSerializer,
     UndoSerializer,
 )
+from rounds.presence import require_presence
 
 
 class BetsUndoApi(APIView):
@@ -34,7 +35,9 @@ class BetsUndoApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(UndoSerializer, request)
-        result = services.bets_undo(round_id=round_id_or_404(game_number), player=request.user,
+        round_id = round_id_or_404(game_number)
+        require_presence(request, round_id=round_id)
+        result = services.bets_undo(round_id=round_id, player=request.user,
                                     everything=data["all"], idempotency_key=idempotency_key(request))
         return Response(UndoResultSerializer(result).data)
 
@@ -46,7 +49,9 @@ class BetsConfirmApi(APIView):
                    request=None, responses={200: ConfirmResultSerializer, **ERRORS})
     @retried_on_contention
     def post(self, request, game_number: str):
-        result = services.bets_confirm(round_id=round_id_or_404(game_number), player=request.user)
+        round_id = round_id_or_404(game_number)
+        require_presence(request, round_id=round_id)
+        result = services.bets_confirm(round_id=round_id, player=request.user)
         return Response(ConfirmResultSerializer(result).data)
 
 
@@ -59,7 +64,9 @@ class SeatMoveApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(SeatMoveSerializer, request)
-        result = services.seat_move(round_id=round_id_or_404(game_number), player=request.user,
+        round_id = round_id_or_404(game_number)
+        require_presence(request, round_id=round_id)
+        result = services.seat_move(round_id=round_id, player=request.user,
                                     from_seat=data["from_seat"], to_seat=data["to_seat"],
                                     idempotency_key=idempotency_key(request))
         return Response(SeatMoveResultSerializer(result).data)
@@ -74,6 +81,8 @@ class SeatGiveUpApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(SeatSerializer, request)
-        result = services.seat_give_up(round_id=round_id_or_404(game_number), player=request.user,
+        round_id = round_id_or_404(game_number)
+        require_presence(request, round_id=round_id)
+        result = services.seat_give_up(round_id=round_id, player=request.user,
                                        seat=data["seat"], idempotency_key=idempotency_key(request))
         return Response(SeatGiveUpResultSerializer(result).data)

@@ -68,6 +68,19 @@ class CardsViewSerializer(serializers.Serializer):
     seats = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
 
 
+class ShoeNewsSerializer(serializers.Serializer):
+    number = serializers.IntegerField(help_text="the shoe's number at its table")
+    cut_card = serializers.BooleanField(help_text="the cut card came out in this round: the next round is the last")
+    last_round = serializers.BooleanField(help_text="this round is the last of its shoe")
+    new_shoe = serializers.BooleanField(help_text="a new shoe started with this round or since it")
+    message = serializers.CharField(allow_blank=True, help_text="the one sentence to show; empty: nothing to say")
+
+
+class PauseNoticeSerializer(serializers.Serializer):
+    since = serializers.DateTimeField()
+    message = serializers.CharField(help_text="for players, in plain words (rounds.table_now)")
+
+
 class RoundViewSerializer(serializers.Serializer):
     game_number = serializers.CharField()
     table = serializers.CharField()
@@ -85,6 +98,9 @@ class RoundViewSerializer(serializers.Serializer):
     spots = SpotViewSerializer(many=True)
     seats_taken = serializers.ListField(child=serializers.IntegerField(), help_text="seats with a player on them")
     settlement = serializers.DictField(allow_null=True)
+    shoe = ShoeNewsSerializer(help_text="the shoe's life: the cut card, the shoe's last round, a new shoe")
+    paused = PauseNoticeSerializer(allow_null=True, help_text="while the table is paused for a problem: since "
+                                   "when, and the message for players; null otherwise")
 
 
 class OpenRoundSerializer(serializers.Serializer):

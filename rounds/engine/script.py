@@ -106,7 +106,8 @@ def _parse_player(raw: Any) -> PlayerEntry:
 
 
 def run_script(script: Script) -> RoundResult:
-    return settle_round(script.rules, script.player_cards, script.dealer_cards, script.stream, script.players)
+    return settle_round(script.rules, script.player_cards, script.dealer_cards, script.stream, script.players,
+                        untrusted=True)
 
 
 def settle_script(data: Any) -> dict[str, Any]:

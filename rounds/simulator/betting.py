@@ -47,6 +47,14 @@ class BettingSteps(TableBase):
             self.refused("close betting", error)
         return self.state_of(play.ref)
 
+    def players_sit(self) -> None:
+        """The table's players join it (in their game client's session) before its first round."""
+        for player in self.players:
+            try:
+                self.transport.table_join(player=player.user, table=self.table)
+            except Refused as error:
+                self.refused("join", error)
+
     def players_prepare(self) -> None:
         """Before a round: a player short of the table minimum reloads (if that is their habit)."""
         from wallet.models import Account, AccountKind

@@ -31,6 +31,7 @@ class TableSim(BettingSteps, DealingSteps, DecisionSteps, IncidentSteps, Settlin
         slots = self.round_slots(rounds)
         self.abandoned_rounds_void()
         self.shoe_new()
+        self.players_sit()
         for number in range(rounds):
             if stop is not None and stop.is_set():
                 return

@@ -187,6 +187,13 @@ class ServiceTransport:
             ))
         return offers
 
+    # --- sitting at tables -----------------------------------------------------------------------------------
+    def table_join(self, *, player, table) -> None:
+        """Sit down before playing: the API's moves need the player's presence there (rounds.presence)."""
+        from players import services
+
+        self.call(services.table_join, player=player, table=table, session_key=f"simulator:{player.pk}")
+
     # --- the wallet -------------------------------------------------------------------------------------------
     def deposit(self, *, player, currency: str, amount: int) -> None:
         from wallet import services
@@ -315,6 +322,9 @@ class ApiTransport(ServiceTransport):
     def decide(self, *, player, round: RoundRef, action: str, seat=None, now=None) -> dict[str, Any]:
         return self.request(player, "POST", self.url(round, "decisions/"), {"action": action, "seat": seat},
                             key=True)
+
+    def table_join(self, *, player, table) -> None:
+        self.request(player, "POST", f"/api/players/me/tables/{table.code}/join/")
 
     def offers_many(self, *, players: list, round: RoundRef) -> dict[int, list[Offer]]:
         # Each game client asks for its own view.

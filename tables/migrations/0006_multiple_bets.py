@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tables', '0004_table_disconnect_policy'),
+        ('tables', '0005_multi_game'),
     ]
 
     operations = [

@@ -33,7 +33,7 @@ from tables.selectors import document_rules
 
 BOOL_FIELDS = (
     "dealer_22_push", "double_after_split", "new_shoe_burn", "bet_behind", "multi_seat", "deal_now",
-    "auto_confirm", "golden_chips", "multiple_bets",
+    "auto_confirm", "golden_chips", "multiple_bets", "multi_game",
 )
 
 SEAT_FEATURES = ("bet_behind", "multi_seat")
@@ -86,6 +86,7 @@ def profile_defaults(profile: str) -> dict[str, Any]:
         "golden_chips": rules.golden_chips,
         "multiple_bets": False,
         "deal_now_players": MAX_SEATS,
+        "multi_game": True,
         "betting_seconds": 15,
         "decision_seconds": 10,
         "side_bets": list(rules.side_bets),

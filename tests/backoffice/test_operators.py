@@ -40,6 +40,7 @@ def test_the_dashboard_shows_tables_rounds_money_waiting_and_voided_rounds(clien
     assert client_for(operator).get(reverse("backoffice_dashboard"), {"period": "forever"}).status_code == 200
 
 
+@pytest.mark.slow  # runs the exact RTP solver: seconds, left to make test
 def test_observed_rtp_is_per_initial_bet_beside_the_theoretical_figure_and_its_band(settled, classic_table):
     from tables import rtp_exact
 

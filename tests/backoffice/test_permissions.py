@@ -46,6 +46,7 @@ def pages(settled, alice):
     ]
 
 
+@pytest.mark.slow  # a walk over every page for each persona (seconds): make test runs it, as the persona walks
 @pytest.mark.parametrize("persona", ["operator", "support", "player", "player2", "alice"])
 def test_each_page_admits_only_its_roles_and_refusals_leak_nothing(client_for, who, settled, alice, persona):
     for url, allowed in pages(settled, alice):

@@ -116,3 +116,9 @@ def test_the_audit_trail_tells_undo_seat_moves_and_returns_in_words(client_for, 
     audit = page[page.index('id="audit-heading"'):page.index('id="config-heading"')]
     assert "1 bet given back (undone by the player)." in audit
     assert "moved from seat 1 to seat 4." in audit and "Seat changed" in audit
+
+
+def test_no_template_comment_leaks_onto_a_page(client_for, support, settled):
+    """A {# #} comment spanning two lines is not a comment in Django: it was printed above every page."""
+    page = text(client_for(support).get(reverse("backoffice_round", args=[settled.game_number])))
+    assert "{#" not in page and "#}" not in page

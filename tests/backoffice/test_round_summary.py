@@ -30,8 +30,8 @@ def test_support_reads_each_players_money_and_the_steps_in_order_above_the_detai
     assert page.index('id="summary-heading"') < page.index('id="spots-heading"') < page.index('id="audit-heading"')
     summary = summary_of(page)
     assert "Settled: the dealer had 19 (9♣ 10♠)" in summary
-    assert "alice_plays seat 1 10.00 EUR 20.00 EUR +10.00 EUR Won" in summary
-    assert "bob_plays seat 2 30.00 EUR 0.00 EUR -30.00 EUR Lost" in summary
+    assert "alice_plays seat 1 +10.00 EUR Won 10.00 EUR 20.00 EUR" in summary
+    assert "bob_plays seat 2 -30.00 EUR Lost 30.00 EUR 0.00 EUR" in summary
     assert "2 players staked 40.00 EUR in 2 bets." in summary
     steps = re.findall(r"\d\d:\d\d:\d\d ([^<]+?)(?= \d\d:\d\d:\d\d | In order|$)", summary.split("(times in UTC)")[1])
     assert steps[0] == "The round opened (shoe 1)."
@@ -47,7 +47,7 @@ def test_support_reads_each_players_money_and_the_steps_in_order_above_the_detai
 def test_the_player_reads_only_their_own_money_and_steps(client_for, settled, alice):
     page = text(client_for(alice).get(reverse("player_game", args=[settled.game_number])))
     summary = summary_of(page)
-    assert "seat 1 10.00 EUR 20.00 EUR +10.00 EUR Won" in summary
+    assert "Where seat 1 Staked 10.00 EUR Returned 20.00 EUR Net +10.00 EUR Result Won" in summary
     assert "You (seat 1) bet Main 10.00 EUR." in summary and "You (seat 1), hand 1: stand." in summary
     assert "bob_plays" not in page and "30.00" not in summary and "seat 2" not in summary  # not another's
 
@@ -56,10 +56,10 @@ def test_a_reversed_round_says_what_each_player_kept(client_for, operator, settl
     round_services.round_reverse(round_id=settled.pk, actor=operator, reason="Wrong paytable")
     summary = summary_of(text(client_for(operator).get(reverse("backoffice_round", args=[settled.game_number]))))
     assert "Reversed after it was settled: every payout was taken back and every stake returned." in summary
-    assert "alice_plays seat 1 10.00 EUR 10.00 EUR 0.00 EUR Reversed" in summary
+    assert "alice_plays seat 1 0.00 EUR Reversed" in summary
     assert "The settled round was reversed: Wrong paytable" in summary
     mine = summary_of(text(client_for(alice).get(reverse("player_game", args=[settled.game_number]))))
-    assert "10.00 EUR 10.00 EUR 0.00 EUR Reversed" in mine and "stakes refunded" not in mine.lower()
+    assert "Staked 10.00 EUR Returned 10.00 EUR Net 0.00 EUR Result Reversed" in mine and "stakes refunded" not in mine.lower()
 
 
 def test_a_hole_card_stays_face_down_in_the_players_steps_while_they_play(client_for, play, funded):

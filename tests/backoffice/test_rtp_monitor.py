@@ -45,6 +45,7 @@ def _rows(**kwargs):
                                                                        until=now + timedelta(minutes=1), **kwargs)}
 
 
+@pytest.mark.slow  # a hundred rounds through the services: seconds each, left to make test
 @pytest.mark.django_db
 def test_bands_judge_a_table_paying_exactly_its_stakes_back_once_there_are_enough_bets(play, classic_table,
                                                                                        funded):
@@ -64,6 +65,7 @@ def test_bands_judge_a_table_paying_exactly_its_stakes_back_once_there_are_enoug
     assert row.verdict == "within the band"
 
 
+@pytest.mark.slow  # a hundred rounds through the services: seconds each, left to make test
 @pytest.mark.django_db
 def test_a_table_that_never_pays_leaves_its_band_and_a_side_bet_band_stays_in_the_possible_range(
         play, classic_table, funded):

@@ -2,6 +2,7 @@
 worker finds it again and the settlement the broker lost is queued again and run, with no beat running, so
 neither the periodic recovery sweep nor any timer can be what brought it back (casino.worker_consumer)."""
 
+import json
 import os
 import shutil
 import signal
@@ -112,8 +113,9 @@ def test_a_broker_behind_the_documented_acl_user_and_password_serves_the_worker(
                                                                                 django_db_blocker):
     # docs/operations.md, "Redis: authentication and TLS": the ACL user it gives, with a password needing
     # percent-encoding, is enough for a worker, its result backend and a client sending it a task.
-    from celery import Celery
+    from redis import StrictRedis
 
+    from casino.celery import app
     from tests.fixtures.worker import _database_url_for_worker
 
     password = "s3cret@with:odd/chars"
@@ -127,10 +129,15 @@ def test_a_broker_behind_the_documented_acl_user_and_password_serves_the_worker(
         credentials = "casino:" + password.replace("@", "%40").replace(":", "%3A").replace("/", "%2F") + "@"
         worker = _worker_on(redis, database_url, credentials=credentials)
         try:
-            client = Celery("client", broker=f"redis://{credentials}127.0.0.1:{redis.port}/0",
-                            backend=f"redis://{credentials}127.0.0.1:{redis.port}/1")
-            result = client.send_task("accounts.tasks.worker_ping", queue=worker.queue)
-            assert result.get(timeout=60).startswith("celery@")
+            # The CELERY_* variables of this process name the shared broker and outrank any app's own: publish
+            # on a connection of our own, and read the result where the worker stored it.
+            with app.connection_for_write(f"redis://{credentials}127.0.0.1:{redis.port}/0") as connection:
+                task_id = app.send_task("accounts.tasks.worker_ping", queue=worker.queue,
+                                        producer=app.amqp.Producer(connection)).id
+            results = StrictRedis(port=redis.port, db=1, username="casino", password=password)
+            stored = wait_for(lambda: results.get(f"celery-task-meta-{task_id}"), timeout=60,
+                              what=f"the worker's answer in its result backend; see {worker.log_path}")
+            assert json.loads(stored)["result"].startswith("celery@")
             assert ":**@" in worker.log() and password not in worker.log()
         finally:
             worker.stop(timeout=20)

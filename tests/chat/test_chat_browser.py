@@ -69,3 +69,29 @@ def test_support_reads_the_chat_around_a_game_and_disables_a_players_chat(live_s
         .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
     assert wide == [], wide
     page.screenshot(path=OUTPUT / "chat-2-log-on-a-phone.png", full_page=True)
+
+
+def test_a_player_chats_at_their_table_on_a_phone(live_server, page, play, classic_table, funded, operator):
+    from playwright.sync_api import expect
+
+    alice, bob = funded(username="alice_plays"), funded(username="bob_plays")
+    player_services.table_join(player=bob, table=classic_table, session_key="bob-elsewhere")
+    services.chat_post(player=bob, table=classic_table, body="<i>hello</i> alice")
+    page.set_viewport_size(PHONE)
+    browser_sign_in(page, live_server.url, alice.username)
+    page.goto(f"{live_server.url}/me/tables/{classic_table.code}/")
+    page.get_by_role("button", name=f"Join {classic_table.code}").click()
+    chat = page.locator("#table-chat")
+    expect(chat.get_by_role("heading", name="Table chat")).to_be_visible()
+    expect(chat).to_contain_text("bob_plays <i>hello</i> alice")  # as written, not in italics
+    chat.get_by_label("Your message").fill("hi bob, good luck")
+    chat.get_by_role("button", name="Send").click()
+    expect(page.locator("#chat-messages")).to_contain_text("You hi bob, good luck")
+    expect(page.get_by_label("Your message")).to_have_value("")
+    services.chat_host_post(actor=operator, table=classic_table, body="Betting opens now")
+    expect(page.locator("#chat-messages")).to_contain_text("Host Betting opens now", timeout=15_000)  # polled
+    wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
+        .filter(e => e.getBoundingClientRect().right > 391)
+        .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
+    assert wide == [], wide
+    page.screenshot(path=OUTPUT / "chat-3-player-table-on-a-phone.png", full_page=True)

@@ -202,3 +202,29 @@ def test_deep_value_inside_a_script_is_a_plain_reason(tmp_path: Path) -> None:
     assert err.getvalue().startswith(f"{tmp_path / 'deep.json'}: DEEP: ")
     assert len(err.getvalue().splitlines()) == 1
     assert [json.loads(line)["id"] for line in out.getvalue().splitlines()] == ["G1"]
+
+
+def test_no_insurance_for_a_golden_chip_position(tmp_path: Path) -> None:
+    script = copy.deepcopy(GOOD) | {"id": "GC-INS", "rules": "classic_eu"}
+    script["cards"] = {"player": ["Th", "7h"], "dealer": ["As", "Kd"], "stream": []}
+    script["players"] = [{"id": "p1", "bets": {"golden_chip": 2000}, "insurance": True, "actions": ["stand"]}]
+    file = tmp_path / "gc.json"
+    file.write_text(json.dumps(script))
+    err = io.StringIO()
+    assert replay_paths([file], check=False, out=io.StringIO(), err=err) == 1
+    assert err.getvalue() == f"{file}: GC-INS: p1: a Golden Chip bet cannot be insured\n"
+
+
+def test_every_player_of_a_script_is_checked_even_beside_an_equal_valid_one(tmp_path: Path) -> None:
+    """settle_round checks one player per group of equal players; 1000.0 equals 1000, so a script (untrusted)
+    must have each checked: the second player's float stake is refused, not settled like the first's."""
+    script = copy.deepcopy(GOOD) | {"id": "EQ-FLOAT", "rules": "free_bet"}
+    first = script["players"][0]
+    script["players"] = [first, copy.deepcopy(first) | {"id": "p2"}]
+    script["players"][1]["bets"] = dict(first["bets"]) | {"main": float(first["bets"]["main"])}
+    script.pop("expect", None)
+    file = tmp_path / "eq.json"
+    file.write_text(json.dumps(script))
+    err = io.StringIO()
+    assert replay_paths([file], check=False, out=io.StringIO(), err=err) == 1
+    assert err.getvalue().startswith(f"{file}: EQ-FLOAT: p2: ")

@@ -137,7 +137,7 @@ def test_leaving_ends_only_this_sessions_presence(client_for, player, tables):
     client.post(reverse("player_table_leave", args=["PL01"]))
     presence = TablePresence.objects.get(player=player)
     assert presence.end_reason == PresenceEnd.LEFT
-    assert services.table_leave(player=player, table=tables[0], session_key="other") is False
+    assert services.table_leave(player=player, table=tables[0], session_key="other").left is False
 
 
 def test_logging_out_leaves_the_tables_of_that_session_only(client_for, player, tables):

@@ -156,3 +156,14 @@ def test_the_help_says_what_a_lost_connection_does_at_this_table(client_for, pla
     assert "inom 2 timmar" in text_of(client_for(player).get(url + "?lang=sv"))
     table_update(table=classic_table, actor=operator, disconnect_policy="bets_stand", reason="Help test")
     assert "your bets stand, betting time included" in text_of(client_for(player).get(url + "?lang=en"))
+
+
+def test_the_help_says_when_a_table_is_played_on_its_own(client_for, player, classic_table, operator):
+    from tables.services import table_update
+
+    url = reverse("player_table_help", args=[classic_table.code])
+    assert "played on its own" not in text_of(client_for(player).get(url + "?lang=en"))
+    classic_table.refresh_from_db()
+    table_update(table=classic_table, actor=operator, multi_game=False, reason="Help test")
+    assert "This table is played on its own" in text_of(client_for(player).get(url + "?lang=en"))
+    assert "Det här bordet spelas ensamt" in text_of(client_for(player).get(url + "?lang=sv"))

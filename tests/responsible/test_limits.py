@@ -29,8 +29,8 @@ def test_lowering_is_immediate_and_raising_waits_72_hours_by_default(player):
 
 
 def test_the_cooling_off_is_the_players_jurisdictions_setting(player, swedish):
-    Jurisdiction.objects.filter(code="SE").update(cooling_off_hours=96)
     swedish(player)
+    Jurisdiction.objects.filter(code="SE").update(cooling_off_hours=96)
     now = timezone.now()
     services.limit_set(player=player, kind="loss", period="week", currency="EUR", value=50_00, now=now)
     raised = services.limit_set(player=player, kind="loss", period="week", currency="EUR", value=None, now=now)

@@ -4,7 +4,7 @@ import pytest
 from django.urls import include, path
 
 from rounds.models import RoundBet
-from tests.helpers import cash
+from tests.helpers import cash, join_table
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +36,10 @@ def test_only_players_bet(client_for, personas, open_round, persona, status):
 
     user = personas[persona]
     wallet.deposit(player=user, currency="EUR", amount=100_00, idempotency_key=f"d-{persona}")
-    response = post(client_for(user), f"{API}{open_round}/bets/", {"currency": "EUR", "bets": {"main": 1000}})
+    client = client_for(user)
+    if persona == "player":
+        join_table(client, "FB01")
+    response = post(client, f"{API}{open_round}/bets/", {"currency": "EUR", "bets": {"main": 1000}})
     assert response.status_code == status
 
 
@@ -55,6 +58,7 @@ def test_staff_void_and_read_records_players_do_not(client_for, personas, open_r
 
 def test_bad_input_gets_a_json_error_and_never_a_500(client_for, operator, player, open_round):
     studio, gamer = client_for(operator), client_for(player)
+    join_table(gamer, "FB01")
     cases = [
         (post(studio, f"{API}{open_round}/cards/", {"card": "Zz"}), 400, "invalid_card"),
         (post(studio, f"{API}{open_round}/cards/", {"card": "Ah"}), 409, "card_refused"),
@@ -87,6 +91,7 @@ def test_a_retried_bet_with_the_same_idempotency_key_is_held_once(client_for, pl
 
     wallet.deposit(player=player, currency="EUR", amount=100_00, idempotency_key="dep")
     client = client_for(player)
+    join_table(client, "FB01")
     body = {"currency": "EUR", "bets": {"main": 1000, "hot3": 100}}
     first = post(client, f"{API}{open_round}/bets/", body, **{"Idempotency-Key": "k-1"})
     again = post(client, f"{API}{open_round}/bets/", body, **{"Idempotency-Key": "k-1"})

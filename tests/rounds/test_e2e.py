@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from rounds import selectors, services, tasks
 from rounds.models import Round, RoundState
-from tests.helpers import cash, chips, wait_for
+from tests.helpers import cash, chips, join_table, wait_for
 from wallet.audit import ledger_audit_run
 from wallet.models import Bet, LedgerTransaction
 
@@ -27,6 +27,7 @@ class ApiTable:
         self.client_for = client_for
         self.studio = client_for(studio)
         self.clients = {}
+        self.code = code
         self.game_number = self.ok(self.studio, API, {"table": code})["game_number"]
 
     def ok(self, client, url, data=None, status=(200, 201)):
@@ -37,6 +38,7 @@ class ApiTable:
     def client(self, player):
         if player.pk not in self.clients:
             self.clients[player.pk] = self.client_for(player)
+            join_table(self.clients[player.pk], self.code)  # a game client sits down before it plays
         return self.clients[player.pk]
 
     def url(self, tail=""):

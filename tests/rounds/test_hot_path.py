@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group, Permission
 
 from rounds import selectors, snapshots
 from rounds.models import Round
+from tests.helpers import join_table
 from tests.rounds.test_api import API, post
 
 pytestmark = pytest.mark.django_db
@@ -26,13 +27,16 @@ def test_a_bet_request_runs_a_bounded_number_of_statements(client_for, player, o
 
     wallet.deposit(player=player, currency="EUR", amount=100_00, idempotency_key="dep")
     client = client_for(player)
+    join_table(client, "FB01")
     assert post(client, f"{API}{open_round}/bets/", {"currency": "EUR", "bets": {"main": 1000}}).status_code == 201
-    # The session, the user with their permissions, the round id, then bets_place: its transaction (a savepoint
-    # pair here, BEGIN and COMMIT outside a test), the request row, the round lock, the spots, the wallet's three
-    # statements in their savepoint pair, the bets, the event and the request's result: 16; and the player's
-    # responsible-gambling state in one statement (responsible.checks.bet_allowed): 17. (bench/http_bench.py
-    # counted 15 besides BEGIN and COMMIT, with the connection's health check, before that read.)
-    with django_assert_max_num_queries(17):
+    # The session, the user with their permissions, the round id, the player's presence at its table (the play
+    # gate, rounds.presence), then bets_place: its transaction (a savepoint pair here, BEGIN and COMMIT outside a
+    # test), the request row, the round lock, the spots, the wallet's one statement (wallet.sql hold_one_account)
+    # in its savepoint pair, the bets, the event and the request's result: 15; and the player's
+    # responsible-gambling state in one statement (responsible.checks.bet_allowed): 16. (bench/http_bench.py
+    # counted 13 besides BEGIN and COMMIT, with the connection's health check, before the gate and that read; it
+    # counted 21, then 15, before the one-statement hold.)
+    with django_assert_max_num_queries(16):
         response = post(client, f"{API}{open_round}/bets/", {"currency": "EUR", "bets": {"main": 1000}})
     assert response.status_code == 201, response.json()
 
@@ -42,6 +46,7 @@ def test_taking_the_play_permission_from_the_role_refuses_the_next_bet(client_fo
 
     wallet.deposit(player=player, currency="EUR", amount=100_00, idempotency_key="dep")
     client = client_for(player)
+    join_table(client, "FB01")
     url, body = f"{API}{open_round}/bets/", {"currency": "EUR", "bets": {"main": 1000}}
     assert post(client, url, body).status_code == 201
     play = Permission.objects.get(codename="play", content_type__app_label="accounts")

@@ -26,7 +26,7 @@ def test_the_old_record_url_leads_staff_to_the_support_round_page_players_nowher
     if status == 301:
         assert response["Location"] == f"/support/rounds/{settled.game_number}/"
         page = client_for(personas[persona]).get(response["Location"]).content.decode()
-        assert settled.game_number in page and "Audit trail" in page and "bets_placed" in page
+        assert settled.game_number in page and "Audit trail" in page and "Bets placed" in page
 
 
 def test_the_old_lookup_opens_a_game_number_or_hands_the_query_to_the_search(client_for, support, settled):

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from rounds.models import Round, RoundBet
-from tests.helpers import RowLock, cash
+from tests.helpers import RowLock, cash, join_table
 from tests.rounds.test_api import API, post
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -41,6 +41,7 @@ def test_concurrent_main_bets_over_http_cannot_pass_the_table_maximum(live_serve
     main = round.config["limits"]["main"]["EUR"]
     url = f"{live_server.url}{API}{round.game_number}/bets/"
     key = api_key(player)
+    assert http_post(f"{live_server.url}/api/players/me/tables/FB01/join/", key, {})[0] == 200
     assert http_post(url, key, {"currency": "EUR", "bets": {"main": main["min"]}})[0] == 201
     stake = main["max"] * 6 // 10 // 2 * 2
     barrier = threading.Barrier(4)
@@ -66,6 +67,7 @@ def test_a_bet_that_cannot_get_its_lock_in_time_is_a_json_409_and_changes_nothin
     player = funded()
     game = post(client_for(operator), API, {"table": "FB01"}).json()["game_number"]
     client = client_for(player)
+    join_table(client, "FB01")
     with connection.cursor() as cursor:
         cursor.execute("SET lock_timeout = '100ms'")  # this session's: the view runs on it
     try:

@@ -6,7 +6,7 @@ import pytest
 from rounds import errors, selectors, services
 from rounds.models import RoundEvent, Spot
 from tests.factories import RoundTableFactory, new_key
-from tests.helpers import cash
+from tests.helpers import cash, join_table
 from tests.rounds.test_concurrency import race
 from wallet.models import BetResolution, LedgerTransaction
 
@@ -91,6 +91,7 @@ def test_the_seat_api_moves_and_gives_up_seats(client_for, personas, play, class
     r.bet(pat, {"main": 1000}, seat=1)
     r.bet(pat, {"main": 1000}, seat=2)
     client = client_for(pat)
+    join_table(client, classic_table.code)  # the game client sits at the table first (rounds.presence)
     base = f"/api/rounds/{r.round.game_number}/seats/"
     assert client.post(base + "move/", {"from_seat": 1, "to_seat": "x"},
                        content_type="application/json").status_code == 400

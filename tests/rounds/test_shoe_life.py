@@ -71,3 +71,50 @@ def test_the_cut_card_makes_the_next_round_the_last_of_the_shoe(
         f"{last.round.game_number}" in page
     page = _plain(client_for(support).get(reverse("backoffice_round", args=[nxt.round.game_number])))
     assert f"{new.number} (this round's) set 2" in page and "not yet" in page
+
+
+def test_game_clients_are_told_of_the_cut_card_the_last_round_and_the_new_shoe(
+    celery_worker, client_for, operator, classic_table, funded
+):
+    player = funded()
+    client = client_for(player)
+
+    def shoe_of(table):
+        mine = client.get(table.url())
+        current = client.get(f"{API}tables/LB01/current/")
+        assert mine.status_code == current.status_code == 200
+        assert mine.json()["shoe"] == current.json()["shoe"]  # the round's state and the table's say the same
+        return mine.json()["shoe"]
+
+    first = ApiTable(client_for, operator, "LB01")
+    assert shoe_of(first) == {"number": 1, "cut_card": False, "last_round": False, "new_shoe": False,
+                              "message": ""}
+    first.bet(player, {"main": 1000}, seat=1)
+    first.close()
+    first.cards("Th", "7s", "6d")
+    first.ok(first.studio, first.url("cut-card/"))
+    told = shoe_of(first)
+    assert (told["cut_card"], told["last_round"]) == (True, False)
+    assert told["message"] == ("The cut card came out in this round: the cards will be replaced in the following "
+                               "round.")
+    first.decide(player, "stand", seat=1)
+    first.cards("Qs")
+    first.complete()
+    first.wait(RoundState.SETTLED)
+
+    last = ApiTable(client_for, operator, "LB01")
+    told = shoe_of(last)
+    assert (told["number"], told["cut_card"], told["last_round"], told["new_shoe"]) == (1, False, True, False)
+    assert told["message"] == "This is the last round of this shoe: the cards will be replaced after it."
+    _play(last, player)
+    assert shoe_of(last)["message"].startswith("This is the last round")  # no new shoe yet
+
+    last.ok(last.studio, f"{API}tables/LB01/shoe/", {"burn_card": "5h"})
+    told = shoe_of(last)  # between rounds the table's state is still the last round: its shoe was replaced
+    assert (told["number"], told["new_shoe"]) == (1, True)
+    assert told["message"] == "A new shoe has started: the cards have been replaced."
+    nxt = ApiTable(client_for, operator, "LB01")
+    told = shoe_of(nxt)
+    assert (told["number"], told["cut_card"], told["last_round"], told["new_shoe"]) == (2, False, False, True)
+    assert told["message"] == "A new shoe started with this round: the cards have been replaced."
+    assert client.get(first.url()).json()["shoe"]["message"] == "A new shoe has started: the cards have been replaced."

@@ -17,13 +17,13 @@ from tests.rounds.test_api import API, post
 pytestmark = pytest.mark.django_db
 
 BOOLEANS = ("dealer_22_push", "double_after_split", "new_shoe_burn", "bet_behind", "multi_seat", "deal_now",
-            "auto_confirm", "golden_chips", "multiple_bets")
+            "auto_confirm", "golden_chips", "multiple_bets", "multi_game")
 
 
 def page_post(client, table: Table, state: str, reason: str = "studio lighting failure", **extra):
     table.refresh_from_db()
     return client.post(reverse("table_state", args=[table.code]), {
-        "state": state, "version": str(table.config_version), "reason": reason}, **extra)
+        "state": state, "version": str(table.config_version), "reason": reason, "step": "confirm"}, **extra)
 
 
 def admin_post(client, table: Table, state: str, reason: str = "studio lighting failure", **extra):
@@ -142,3 +142,22 @@ def test_a_stale_page_changes_neither_the_table_nor_its_round(client_for, operat
                                          {"state": "closed", "version": str(stale)})
     assert response.status_code == 302
     assert (Table.objects.get(pk=free_bet_table.pk).state, r.refresh().state) == ("open", RoundState.BETTING_OPEN)
+
+
+def test_closing_from_the_page_reviews_the_round_it_voids_and_who_reads_the_reason(client_for, operator, play,
+                                                                                   free_bet_table, funded):
+    """Closing voids the round in play: the page shows exactly that, and only the confirmation closes."""
+    player = funded(username="closing", cash=100_00)
+    r = play(free_bet_table)
+    r.bet(player, {"main": 10_00})
+    client = client_for(operator)
+    free_bet_table.refresh_from_db()
+    review = client.post(reverse("table_state", args=[free_bet_table.code]), {
+        "state": "closed", "version": str(free_bet_table.config_version), "reason": "studio flooded"})
+    page = review.content.decode()
+    assert review.status_code == 200 and r.round.game_number in page and "10.00 EUR in stakes" in page
+    assert "back to 1 player" in page and "the players of round" in page and "studio flooded" in page
+    assert (Table.objects.get(pk=free_bet_table.pk).state, r.refresh().state) == ("open", RoundState.BETTING_OPEN)
+    done = page_post(client, free_bet_table, "closed", reason="studio flooded")
+    assert done.status_code == 302
+    assert (Table.objects.get(pk=free_bet_table.pk).state, r.refresh().state) == ("closed", RoundState.VOIDED)

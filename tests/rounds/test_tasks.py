@@ -24,3 +24,27 @@ def test_the_refunds_task_is_named_for_the_refunds_and_the_old_name_still_refund
     assert old.run(r.id) is True  # the task's own code, in this process: nothing commits here for a worker
     assert cash(player) == 1_000_00
     assert old.run(r.id) is False and tasks.round_void_refunds.run(r.id) is False
+
+
+def test_a_periodic_sweep_that_meets_a_database_away_is_skipped_with_a_warning_and_anything_else_raised(
+        monkeypatch, caplog):
+    # During a database restart beat's sweeps (every second or five) would each trace an error; the next one
+    # does the work.
+    from django.db import OperationalError
+
+    def away(**_kwargs):
+        raise OperationalError("connection refused")  # no SQLSTATE: the server never answered
+
+    for name in ("rounds_timers_sweep", "continuations_sweep", "rounds_recovery_sweep"):
+        monkeypatch.setattr(services, name, away)
+    assert tasks.rounds_timers_sweep.run() is None
+    assert tasks.continuations_sweep.run() is None
+    assert tasks.rounds_recovery_sweep.run() is None
+    assert caplog.text.count("skipped on a transient database error") == 3
+
+    def broken(**_kwargs):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(services, "rounds_timers_sweep", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        tasks.rounds_timers_sweep.run()

@@ -7,7 +7,7 @@ import pytest
 from rounds import errors, selectors, services
 from rounds.models import RoundBet, RoundEvent, RoundState, Spot
 from tests.factories import new_key
-from tests.helpers import cash
+from tests.helpers import cash, join_table
 from tests.rounds.test_concurrency import race
 from wallet.models import BetResolution, LedgerTransaction
 
@@ -197,6 +197,7 @@ def test_the_undo_api_takes_back_bets_and_refuses_bad_input(client_for, personas
     r.bet(pat, {"main": 1000})
     r.bet(pat, {"main": 1000})
     client = client_for(pat)
+    join_table(client, free_bet_table.code)  # the game client sits at the table first (rounds.presence)
     url = f"/api/rounds/{r.round.game_number}/bets/undo/"
     bad = client.post(url, {"all": "please"}, content_type="application/json")
     assert bad.status_code == 400 and cash(pat) == 100_00 - 2000

@@ -21,6 +21,8 @@ from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, r
 from chat.models import ChatMessage
 from players.api import SettingsSerializer
 from players.forms import NoteForm, SettingsForm, TipForm
+from players.tables_api import TableSwitchSerializer
+from responsible import forms as rg_forms
 from rounds.api import serializers as rounds_api
 from rounds.models import CardRecord, Decision, Round, RoundBet, RoundEvent, Spot
 from tables.forms import RtpRunForm, TableSettingsForm
@@ -72,32 +74,46 @@ FIELDS: dict[str, list[str]] = {
     # back office
     "backoffice_search": ["q"], "backoffice_round": ["spots_after", "events_after"],
     "backoffice_round_void": ["reason", "step", "expected_state"], "backoffice_round_void_progress": [],
-    "backoffice_player": ["games_before"], "backoffice_player_note": _form(NoteForm),
+    "backoffice_player": ["games_before", "from", "to"], "backoffice_player_games_csv": ["from", "to"], "backoffice_player_note": _form(NoteForm),
     "backoffice_player_chat": ["action", "reason"], "backoffice_player_golden_chips": sorted(
         {"step", *_form(GoldenChipGrantForm), *_form(GoldenChipGrantConfirmForm)}),
     "backoffice_transaction": [], "backoffice_dashboard": ["period"],
-    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"], "player_games": ["before", "date"],
-    "player_games_csv": [], "player_game": [],
+    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"], "player_games": ["before", "date", "from", "to"],
+    "player_games_csv": ["from", "to"], "player_game": [],
     # players
     "player_settings": _form(SettingsForm), "player_tables": [], "player_table": [], "player_table_join": [],
     "player_table_leave": [], "player_table_tip": _form(TipForm), "player_table_help": ["lang"],
     # the chat log and disabling a player's chat from a message
     "chat_log": ["table", "player", "game", "window", "before"], "chat_message_disable": ["reason", "back"],
     "api_chat_table": ["after", "body"], "api_chat_host": ["after", "body"],
+    "player_table_chat": ["body", "part"],
     # rounds pages
     "round_lookup": ["game_number"], "round_detail": [], "round_replay": [],
     # tables
     "tables_list": [], "table_new": _form(TableSettingsForm), "table_detail": [],
     "table_edit": _form(TableSettingsForm), "table_edit_preview": _form(TableSettingsForm),
     "table_limits": ["version", "main__EUR__min", "main__EUR__max", "main__EUR__chips"],
-    "table_paytable": ["version", "pair", "suited", "mixed"], "table_state": ["state", "version"],
+    "table_paytable": ["version", "pair", "suited", "mixed"], "table_state": ["state", "version", "reason", "step"],
     "table_history": ["before"], "table_strategy": [], "table_rtp_start": _form(RtpRunForm), "table_rtp_run": [],
     # wallet pages
-    "wallet_home": ["account", "before"], "wallet_history_csv": ["account"],
+    "wallet_home": ["account", "before", "from", "to", "type"],
+    "wallet_history_csv": ["account", "from", "to", "type"],
     "wallet_cashier": sorted({"step", *_form(CashierForm), *_form(CashierConfirmForm)}),
-    "wallet_players": ["q"], "wallet_player": ["account", "before"], "wallet_player_history_csv": ["account"],
+    "wallet_players": ["q"], "wallet_player": ["account", "before", "from", "to", "type"],
+    "wallet_player_history_csv": ["account", "from", "to", "type"],
+    # responsible gambling: the player's page posts one form at a time, named by "action"
+    "responsible_page": sorted({"lang", "action", *_form(rg_forms.MoneyLimitForm), *_form(rg_forms.SessionLimitForm),
+                                *_form(rg_forms.RealityCheckForm), *_form(rg_forms.TimeOutForm),
+                                *_form(rg_forms.SelfExclusionForm)}),
+    "responsible_reality_answer": ["choice"],
+    "responsible_support_player": ["code", "reason"],
+    "responsible_register": sorted({"identity", *_form(rg_forms.RegisterAddForm)}),
+    "responsible_register_remove": ["reason"],
+    "api_responsible_state": [], "api_responsible_reality_check": ["choice"],
     # the API
     "api_player_settings": _serializer(SettingsSerializer), "api_table_help": ["lang"],
+    "api_player_tables": [], "api_lobby": [], "api_player_table_join": [], "api_player_table_leave": [],
+    "api_player_table_switch": _serializer(TableSwitchSerializer),
     "api_rounds": ["state", "table", "cursor", "page_size"], "api_rounds_mine": ["cursor", "page_size"],
     "api_rounds_table_current": [], "api_rounds_table_pause": ["reason"], "api_rounds_table_resume": [],
     "api_rounds_table_close": ["reason"], "api_rounds_table_shoe": _serializer(rounds_api.ShoeSerializer),
@@ -122,6 +138,7 @@ FIELDS: dict[str, list[str]] = {
 }
 # Requests that are a legitimate write whatever their fields say (they read none that could make them bad).
 WRITES_ANYWAY = {"logout", "worker_health_probe", "player_table_join", "player_table_leave",
+                 "api_player_table_join", "api_player_table_leave",
                  # the studio's pause, resume and close take any text as their reason (stored as text, shown
                  # escaped), and a player may always leave a round (an audit event)
                  "api_rounds_table_pause", "api_rounds_table_resume", "api_rounds_table_close", "api_round_leave",

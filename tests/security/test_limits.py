@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from casino.ratelimit import window_key
 from rounds.models import RoundBet
+from tests.helpers import join_table
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -40,6 +41,7 @@ def test_a_player_over_the_bet_limit_gets_429_with_retry_after_and_no_bet(client
     fresh_counts(f"bets:user:{player.pk}", "bets:address:10.9.8.7")
     round = play(classic_table).round
     client = client_for(player)
+    join_table(client, classic_table.code)
     assert bet(client, round.game_number, 1).status_code == 201
     assert bet(client, round.game_number, 2).status_code == 201
     bets, transactions = RoundBet.objects.count(), LedgerTransaction.objects.count()
@@ -55,10 +57,13 @@ def test_players_behind_one_address_share_its_bet_limit(client_for, play, classi
     first, second = funded(cash=100_00), funded(cash=100_00)
     fresh_counts(f"bets:user:{first.pk}", f"bets:user:{second.pk}", "bets:address:10.9.8.6")
     round = play(classic_table).round
-    assert bet(client_for(first), round.game_number, 1, "10.9.8.6").status_code == 201
-    assert bet(client_for(second), round.game_number, 2, "10.9.8.6").status_code == 201
-    assert bet(client_for(second), round.game_number, 3, "10.9.8.6").status_code == 429
-    assert bet(client_for(second), round.game_number, 3, "10.9.8.5").status_code == 201
+    first_client, second_client = client_for(first), client_for(second)
+    join_table(first_client, classic_table.code)
+    join_table(second_client, classic_table.code)
+    assert bet(first_client, round.game_number, 1, "10.9.8.6").status_code == 201
+    assert bet(second_client, round.game_number, 2, "10.9.8.6").status_code == 201
+    assert bet(second_client, round.game_number, 3, "10.9.8.6").status_code == 429
+    assert bet(second_client, round.game_number, 3, "10.9.8.5").status_code == 201
 
 
 def sign_in(client, username, address, accept="text/html"):

@@ -32,8 +32,12 @@ def test_side_bets_preview_at_once_and_nothing_is_saved(client_for, operator):
     assert response.status_code == 200
     assert re.search(rf'data-side-rtp="21\+3"><strong>{re.escape(after)} %', body), body
     assert f"{before} %" in body
+    assert "<li>Decks changed from 8 to 2.</li>" in body  # what saving would change, read before saving
     table.refresh_from_db()
     assert (table.decks, table.config_version) == (8, 1)
+    unchanged = client_for(operator).get(reverse("table_edit_preview", args=[table.code]), _query(table),
+                                         HTTP_HX_REQUEST="true").content.decode()
+    assert "Nothing yet: these are the settings in force." in unchanged
 
 
 def test_settings_the_engine_refuses_say_so_and_compute_nothing(client_for, operator):

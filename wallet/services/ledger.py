@@ -152,6 +152,17 @@ def _describe(row: AccountRow) -> str:
     return f"player {row.player_id}'s {AccountKind(row.kind).label} {row.currency} account"
 
 
+def _refuse_short(row: AccountRow, amount: int, *, more: int = 0) -> None:
+    """InsufficientFunds if `amount` (negative: taken) would take the account below zero."""
+    if row.balance + amount >= 0:
+        return
+    others = f" (and {more} more accounts)" if more else ""
+    raise InsufficientFunds(
+        f"Insufficient funds: {_describe(row)} holds {money_format(row.balance, row.currency)} "
+        f"but {money_format(-amount, row.currency)} is needed{others}."
+    )
+
+
 def _post(db: LedgerStatements, *, txn: LedgerTransaction, legs: dict[int, int], accounts: dict[int, AccountRow],
           now, bets: Sequence[tuple] = (), resolutions: Sequence[tuple] = ()) -> tuple[dict[int, int], list[int]]:
     """Write txn: its legs (one entry per account) once they balance and every player can pay, the new
@@ -173,12 +184,7 @@ def _post(db: LedgerStatements, *, txn: LedgerTransaction, legs: dict[int, int],
         if accounts[account_id].balance + amount < 0
     ]
     if short:
-        row, amount = short[0]
-        more = f" (and {len(short) - 1} more accounts)" if len(short) > 1 else ""
-        raise InsufficientFunds(
-            f"Insufficient funds: {_describe(row)} holds {money_format(row.balance, row.currency)} "
-            f"but {money_format(-amount, row.currency)} is needed{more}."
-        )
+        _refuse_short(*short[0], more=len(short) - 1)
 
     balances, bet_ids = db.ledger_write(transaction_id=txn.pk, created_at=now, deltas=player_deltas,
                                         entries=sorted(legs.items()), bets=bets, resolutions=resolutions)

@@ -46,6 +46,10 @@ DEMO_PLAYERS = 9
 DEMO_ROUNDS = 210
 DEMO_SEED = 2026
 DEMO_DAYS = 3
+# Demo players who play under the Swedish licence: a deposit limit is required before their first deposit, so they
+# get one (per month, far above what the simulation deposits) before the simulation deposits for them.
+DEMO_SWEDISH_PLAYERS = 3
+DEMO_SWEDISH_DEPOSIT_LIMIT = {"period": "month", "currency": "EUR", "value": 50_000_00}
 # The last demo round ends well before the command does: nothing in the demo is dated after it finished.
 DEMO_ENDS_BEFORE_NOW = timedelta(minutes=30)
 # So that the back office shows each of these on first start, whatever the random draws give.
@@ -80,6 +84,8 @@ class Command(BaseCommand):
                                  currencies=["EUR", "USD"], state="open", reason="Demo data", **features)
         codes = [code for code, _name, _profile, _features in DEMO_TABLES]
         names = DEMO_NAMES[:options["players"]]
+        with simulated_time(played_from - timedelta(hours=1)):
+            self._swedish_players(names[:DEMO_SWEDISH_PLAYERS])
         settled = Round.objects.filter(table__code__in=codes, state=RoundState.SETTLED).count()
         if settled:
             self.stdout.write(f"Demo rounds already loaded ({settled} settled at {', '.join(codes)}): "
@@ -107,7 +113,24 @@ class Command(BaseCommand):
         self.stdout.write("  (staff codes without a phone: .venv/bin/python manage.py second_factor_code operator)")
         for name in names:
             if get_user_model().objects.filter(username=name).exists():
-                self.stdout.write(f"  {roles.PLAYER:<9} {name:<9} / {PLAYER_PASSWORD.format(name=name)}")
+                swedish = " (Swedish licence: deposit limit set)" if name in names[:DEMO_SWEDISH_PLAYERS] else ""
+                self.stdout.write(f"  {roles.PLAYER:<9} {name:<9} / {PLAYER_PASSWORD.format(name=name)}{swedish}")
+
+    def _swedish_players(self, names) -> None:
+        """The first demo players are Swedish (their user made as the simulator makes it, which then finds it),
+        with a monthly deposit limit in EUR set before their first deposit."""
+        from responsible import services as responsible
+        from responsible.jurisdictions import jurisdiction_ensure
+        from responsible.models import Jurisdiction, LimitChange, PlayerSettings
+
+        jurisdiction_ensure(Jurisdiction, "SE")
+        for name in names:
+            user = get_user_model().objects.filter(username=name).first() or user_create(
+                username=name, password=PLAYER_PASSWORD.format(name=name), role=roles.PLAYER,
+                first_name=name.split("_")[-1].capitalize(), email=f"{name}@sim.example")
+            PlayerSettings.objects.get_or_create(player=user, defaults={"jurisdiction_id": "SE"})
+            if not LimitChange.objects.filter(player=user, kind="deposit").exists():
+                responsible.limit_set(player=user, kind="deposit", **DEMO_SWEDISH_DEPOSIT_LIMIT)
 
     def _authenticator(self, user, key: bytes) -> str:
         """The demo account's authenticator, enrolled once with its known secret; returns the secret as an app

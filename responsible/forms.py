@@ -1,0 +1,65 @@
+"""The player's and support's forms. Amounts are typed in major units in the reader's language and checked by
+the currency registry; the services check everything again."""
+
+from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
+from casino.money import CURRENCIES
+
+PERIODS = [("day", _("per day")), ("week", _("per week")), ("month", _("per month"))]
+TIME_OUTS = [(1, _("24 hours")), (7, _("one week")), (30, _("30 days")), (42, _("six weeks"))]
+SELF_EXCLUSIONS = [("183", _("six months")), ("365", _("one year")), ("1826", _("five years")),
+                   ("", _("until further notice"))]
+REALITY_CHECKS = [("", _("No reality checks")), *[(str(m), format_lazy(_("Every {minutes} minutes"), minutes=m))
+                                                  for m in (15, 30, 45, 60, 90, 120)]]
+
+
+def _currencies():
+    return [(code, code) for code in sorted(CURRENCIES)]
+
+
+class MoneyLimitForm(forms.Form):
+    kind = forms.ChoiceField(label=_("Limit"), choices=[("deposit", _("Deposit limit")), ("loss", _("Loss limit"))])
+    period = forms.ChoiceField(label=_("Period"), choices=PERIODS)
+    currency = forms.ChoiceField(label=_("Currency"), choices=_currencies)
+    amount = forms.CharField(label=_("Amount (empty: no limit)"), required=False, max_length=32)
+
+
+class SessionLimitForm(forms.Form):
+    minutes = forms.IntegerField(label=_("Minutes per session (empty: no limit)"), required=False, min_value=10,
+                                 max_value=24 * 60)
+
+
+class RealityCheckForm(forms.Form):
+    interval = forms.ChoiceField(label=_("Reality check"), choices=REALITY_CHECKS, required=False)
+
+
+class TimeOutForm(forms.Form):
+    days = forms.TypedChoiceField(label=_("Take a break for"), choices=TIME_OUTS, coerce=int)
+    confirm = forms.BooleanField(label=_("I understand I cannot play, bet or deposit until it ends."))
+
+
+class SelfExclusionForm(forms.Form):
+    # Six months unless the player chooses otherwise: an indefinite exclusion is never the default.
+    days = forms.ChoiceField(label=_("Exclude myself for"), choices=SELF_EXCLUSIONS, required=False, initial="183")
+    confirm = forms.BooleanField(label=_("I understand this cannot be undone or shortened."))
+
+
+class RegisterAddForm(forms.Form):
+    identity = forms.CharField(label="User name", max_length=150)
+    days = forms.IntegerField(label="Days (empty: indefinitely)", required=False, min_value=1, max_value=36500)
+    reason = forms.CharField(label="Reason", widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(label="Reason", widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)
+
+
+class JurisdictionForm(forms.Form):
+    code = forms.ChoiceField(label="Jurisdiction")
+    reason = forms.CharField(label="Reason", widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)
+
+    def __init__(self, *args, choices, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["code"].choices = choices

@@ -1,0 +1,100 @@
+"""The pages issue #16 rewrote, read in Chromium at desktop (1280x800) and phone (390x844) size: the round page's
+summary and plain audit trail, the player's game page, the configuration history, the filtered histories and the
+review before closing a table. Nothing is wider than the phone (tables scroll in their own box); screenshots go
+to var/test-output/ for a reviewer."""
+
+import pytest
+from django.db import connections
+from django.urls import reverse
+
+from tables import services as table_services
+from tests.backoffice.scenarios import settle_classic
+from tests.backoffice.test_browser import nothing_wider_than_a_phone, sign_in
+from tests.helpers import OUTPUT
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def page(chromium):
+    context = chromium.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    connections.close_all()
+    context.close()
+
+
+def both_sizes(page, name: str) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.screenshot(path=OUTPUT / f"office-{name}-desktop.png", full_page=True)
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=OUTPUT / f"office-{name}-phone.png", full_page=True)
+    assert nothing_wider_than_a_phone(page) == [], name
+    page.set_viewport_size(DESKTOP)
+
+
+def test_support_reads_the_round_summary_and_the_audit_trail_in_words(live_server, page, support, play,
+                                                                      classic_table, alice, bob):
+    from playwright.sync_api import expect
+
+    round = settle_classic(play, classic_table, alice, bob)
+    sign_in(page, live_server, support.get_username())
+    page.goto(live_server.url + reverse("backoffice_round", args=[round.game_number]))
+    summary = page.locator("section.summary")
+    expect(summary).to_contain_text("Settled: the dealer had 19")
+    expect(summary.locator("tbody tr")).to_have_count(2)
+    expect(page.locator("table.audit")).to_contain_text("alice_plays (seat 1) placed Main 10.00 EUR.")
+    both_sizes(page, "round")
+    page.set_viewport_size(PHONE)
+    summary.screenshot(path=OUTPUT / "office-round-summary-phone.png")
+    page.locator("section[aria-labelledby=audit-heading]").screenshot(path=OUTPUT / "office-round-audit-phone.png")
+    page.locator("section[aria-labelledby=config-heading]").screenshot(path=OUTPUT / "office-round-config-phone.png")
+
+
+def test_the_player_reads_their_game_and_histories_with_a_period(live_server, page, play, classic_table, alice,
+                                                                 bob):
+    from playwright.sync_api import expect
+
+    round = settle_classic(play, classic_table, alice, bob)
+    sign_in(page, live_server, "alice_plays")
+    page.goto(live_server.url + reverse("player_game", args=[round.game_number]))
+    expect(page.locator("section.summary")).to_contain_text("You (seat 1) bet Main 10.00 EUR.")
+    expect(page.get_by_text("bob_plays")).to_have_count(0)
+    both_sizes(page, "my-game")
+    day = round.opened_at.date().isoformat()
+    page.goto(live_server.url + reverse("player_games") + f"?from={day}&to={day}")
+    expect(page.locator("[data-totals]")).to_contain_text("In this period: 1 game")
+    both_sizes(page, "my-games-period")
+    page.goto(live_server.url + reverse("wallet_home") + "?type=deposit")
+    expect(page.locator("[data-totals]")).to_contain_text("In this selection")
+    both_sizes(page, "account-history-filtered")
+
+
+def test_an_operator_reads_the_configuration_history_and_reviews_closing_a_table(live_server, page, operator,
+                                                                                 play, classic_table, alice):
+    from playwright.sync_api import expect
+
+    table_services.bet_limits_set(actor=operator, reason="higher stakes", table=classic_table, limits=[
+        {"bet_type": "main", "currency": "EUR", "min": 200, "max": 400_000, "chips": [200, 1000, 5000]}])
+    r = play(classic_table)
+    r.bet(alice, {"main": 1000}, seat=1)
+    sign_in(page, live_server, operator.get_username())
+    page.goto(live_server.url + reverse("table_history", args=[classic_table.code]))
+    expect(page.locator("ul.change-list").first).to_contain_text("Main bet in EUR: minimum 1.00 EUR became 2.00 EUR")
+    both_sizes(page, "table-history")
+    page.set_viewport_size(PHONE)
+    page.locator("table.history").screenshot(path=OUTPUT / "office-table-history-rows-phone.png")
+    page.goto(live_server.url + reverse("table_detail", args=[classic_table.code]))
+    page.fill("#reason-closed", "Studio flooded")
+    page.get_by_role("button", name="Review closing the table").click()
+    expect(page.get_by_role("heading", name=f"Close table {classic_table.code}?")).to_be_visible()
+    expect(page.locator("main")).to_contain_text("10.00 EUR in stakes")
+    both_sizes(page, "close-review")
+    page.get_by_role("button", name=f"Close the table and void {r.round.game_number}").click()
+    expect(page.locator(".state").first).to_contain_text("Closed")
+    page.goto(live_server.url + reverse("backoffice_dashboard"))
+    both_sizes(page, "dashboard")
