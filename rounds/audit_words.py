@@ -79,7 +79,22 @@ def _sentence(event: RoundEvent, spots: _Spots) -> str:
         spot = p.get("spot", {})
         return f"{spots.name(spot.get('id'))} placed {_bets(p.get('bets', []), spot.get('currency', ''))}."
     if kind == "confirmed":
-        return "The player confirmed their bets."
+        return "The player pressed Deal Now." if p.get("deal_now") else "The player confirmed their bets."
+    if kind == "bets_confirmed":
+        count = len(p.get("bets", []))
+        return f"The player confirmed {count} bet{'s' if count != 1 else ''}."
+    if kind == "bets_returned":
+        count = len(p.get("bets", []))
+        why = {"undo": "undone by the player", "unconfirmed": "not confirmed when betting closed"}.get(
+            p.get("reason", ""), p.get("reason", ""))
+        names = ", ".join(spots.name(s) for s in p.get("spots", []))
+        return f"{names}: {count} bet{'s' if count != 1 else ''} given back ({why})."
+    if kind == "unconfirmed_returned":
+        count = len(p.get("returned", []))
+        return (f"Betting closed with {count} unconfirmed bet{'s' if count != 1 else ''} of "
+                f"{len(p.get('players', []))} player(s): given back.")
+    if kind == "spot_moved":
+        return f"{spots.name(p.get('spot'))} moved from seat {p.get('from_seat')} to seat {p.get('to_seat')}."
     if kind == "state":
         reason = f" ({p['reason']})" if p.get("reason") else ""
         return f"From {_state(p.get('from', ''))} to {_state(p.get('to', ''))}{reason}."

@@ -39,6 +39,8 @@ EVENT_LABELS = {
     "continuation_cards": "Continuation cards", "continuation_decision": "Continuation decision",
     "continuation_bet": "Continuation bet", "continuation_settled": "Continuation settled",
     "continuation_reconnected": "Player came back",
+    "bets_returned": "Bets taken back", "unconfirmed_returned": "Unconfirmed bets returned",
+    "bets_confirmed": "Bets confirmed", "spot_moved": "Seat changed",
 }
 
 

@@ -104,6 +104,20 @@ def test_an_operator_may_use_the_search_the_round_page_breadcrumb_links_to(clien
     assert response.status_code in (200, 302)
 
 
+def test_the_audit_trail_tells_undo_seat_moves_and_returns_in_words(client_for, support, play, classic_table, alice):
+    from tests.factories import new_key
+
+    r = play(classic_table)
+    r.bet(alice, {"main": 1000}, seat=1)
+    r.bet(alice, {"main": 1000}, seat=1)
+    round_services.bets_undo(round_id=r.id, player=alice, idempotency_key=new_key())
+    round_services.seat_move(round_id=r.id, player=alice, from_seat=1, to_seat=4, idempotency_key=new_key())
+    page = text(client_for(support).get(reverse("backoffice_round", args=[r.round.game_number])))
+    audit = page[page.index('id="audit-heading"'):page.index('id="config-heading"')]
+    assert "1 bet given back (undone by the player)." in audit
+    assert "moved from seat 1 to seat 4." in audit and "Seat changed" in audit
+
+
 def test_no_template_comment_leaks_onto_a_page(client_for, support, settled):
     """A {# #} comment spanning two lines is not a comment in Django: it was printed above every page."""
     page = text(client_for(support).get(reverse("backoffice_round", args=[settled.game_number])))

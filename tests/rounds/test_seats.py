@@ -91,7 +91,7 @@ def test_the_seat_api_moves_and_gives_up_seats(client_for, personas, play, class
     r.bet(pat, {"main": 1000}, seat=1)
     r.bet(pat, {"main": 1000}, seat=2)
     client = client_for(pat)
-    join_table(client, classic_table.code)
+    join_table(client, classic_table.code)  # the game client sits at the table first (rounds.presence)
     base = f"/api/rounds/{r.round.game_number}/seats/"
     assert client.post(base + "move/", {"from_seat": 1, "to_seat": "x"},
                        content_type="application/json").status_code == 400

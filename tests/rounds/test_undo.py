@@ -197,7 +197,7 @@ def test_the_undo_api_takes_back_bets_and_refuses_bad_input(client_for, personas
     r.bet(pat, {"main": 1000})
     r.bet(pat, {"main": 1000})
     client = client_for(pat)
-    join_table(client, free_bet_table.code)
+    join_table(client, free_bet_table.code)  # the game client sits at the table first (rounds.presence)
     url = f"/api/rounds/{r.round.game_number}/bets/undo/"
     bad = client.post(url, {"all": "please"}, content_type="application/json")
     assert bad.status_code == 400 and cash(pat) == 100_00 - 2000
