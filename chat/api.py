@@ -18,6 +18,7 @@ from casino.query_params import cursor_param
 from casino.ratelimit import ChatRateThrottle
 from chat import selectors, services
 from chat.models import BODY_MAX_LENGTH, ChatAuthor, ChatMessage
+from rounds.presence import require_presence
 from tables import selectors as table_selectors
 from tables.models import Table
 
@@ -94,7 +95,7 @@ class TableChatApi(APIView):
     def get(self, request, code: str):
         table = _table_or_404(code)
         after = _after(request)
-        services.chat_reader_check(player=request.user, table=table)
+        require_presence(request, table)
         return _listed(request, selectors.chat_for_player(player=request.user, table=table, after=after))
 
     @extend_schema(summary="Write in the chat of a table I sit at (game client)", request=ChatPostSerializer,
@@ -102,6 +103,7 @@ class TableChatApi(APIView):
     def post(self, request, code: str):
         table = _table_or_404(code)
         body = _body(request)
+        require_presence(request, table)
         return _posted(request, services.chat_post(player=request.user, table=table, body=body))
 
 

@@ -3,8 +3,10 @@ from one of their messages.
 
 Each service checks its input first (bad input writes nothing), then writes in one durable transaction.
 Decisions where the issue is silent:
-- A player writes only at a table they sit at (a live presence there) while it is open; the host (the studio,
-  `configure_tables`) writes at an open or paused table, so it can tell the players what is going on.
+- A player reads and writes only at a table where this session is present: the play gate,
+  rounds.presence.require_presence, which the doors (chat.api, chat.views) call, since a session is theirs to
+  know; writing also needs the table open. The host (the studio, `configure_tables`) writes at an open or
+  paused table, so it can tell the players what is going on.
 - A message is one line of at most BODY_MAX_LENGTH characters, surrounding blanks removed; control characters
   and the characters that reorder text (bidirectional overrides, which can make a message read as something
   else) are refused rather than silently dropped. Everything else is stored as written and escaped when shown.
@@ -28,7 +30,7 @@ from chat.errors import ChatDisabled, ChatMessageNotFound, ChatRequestError
 from chat.models import BODY_MAX_LENGTH, ChatAuthor, ChatMessage
 from players import selectors as player_selectors
 from players import services as player_services
-from players.errors import NotAtTable, TableNotOpen
+from players.errors import TableNotOpen
 from tables.models import Table, TableState
 
 # C0 and C1 controls (line breaks too: a message is one line) and the bidirectional embeddings, overrides and
@@ -48,12 +50,6 @@ def _table_state(table: Table) -> str | None:
     return Table.objects.filter(pk=table.pk).values_list("state", flat=True).first()
 
 
-def chat_reader_check(*, player, table: Table) -> None:
-    """A player reads and writes the chat of a table they sit at (a live presence there), nowhere else."""
-    if not any(presence.table_id == table.pk for presence in player_selectors.player_presences_live(player=player)):
-        raise NotAtTable(f"Join table {table.code} to read and write its chat.")
-
-
 def chat_post(*, player, table: Table, body, now: datetime | None = None) -> ChatMessage:
     """A player's message at a table they sit at; refused with support's reason when their chat is disabled."""
     require_permission(player, "play")
@@ -65,7 +61,6 @@ def chat_post(*, player, table: Table, body, now: datetime | None = None) -> Cha
     state = _table_state(table)
     if state != TableState.OPEN:
         raise TableNotOpen(f"Table {table.code} is {state or 'gone'}: its chat opens with the table.")
-    chat_reader_check(player=player, table=table)
     with transaction.atomic(durable=True):
         return ChatMessage.objects.create(table=table, author=player, author_kind=ChatAuthor.PLAYER, body=text,
                                           posted_at=now or timezone.now())

@@ -20,7 +20,8 @@ from chat.errors import ChatRequestError
 from chat.forms import ChatLogForm, DisableFromMessageForm
 from chat.models import ChatAuthor
 from players import selectors as player_selectors
-from players.errors import NotAtTable, PlayerRequestError
+from players.errors import PlayerRequestError
+from rounds.presence import NotAtTable, require_presence
 from tables.models import Table
 
 
@@ -82,7 +83,7 @@ def chat_message_disable_chat(request, message_id: int):
 
 def _player_chat(request, table: Table, *, error: str = "", status: int = 200, part: str = ""):
     try:
-        services.chat_reader_check(player=request.user, table=table)
+        require_presence(request, table)
     except NotAtTable as refusal:
         shown, away = [], refusal.message
     else:
@@ -106,6 +107,8 @@ def player_table_chat(request, code: str):
     if request.method == "GET":
         return _player_chat(request, table, part=request.GET.get("part", ""))
     try:
+        services.chat_body_check(request.POST.get("body", ""))  # bad input is a 400 wherever the player is
+        require_presence(request, table)
         services.chat_post(player=request.user, table=table, body=request.POST.get("body", ""))
     except DomainError as refusal:  # chat's, players' and the play gate's refusals alike
         return _player_chat(request, table, error=refusal.message,

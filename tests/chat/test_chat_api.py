@@ -114,7 +114,7 @@ def test_only_a_player_at_the_table_reads_or_writes_its_chat(seated, client_for,
     outsider = client_for(funded(username="olaf_outside"))
     for response in (post(outsider, "hi"), outsider.get(url())):
         assert response.status_code == 409
-        assert response.json() == {"code": "not_at_table", "message": "Join table CH01 to read and write its chat."}
+        assert response.json()["code"] == "not_at_table" and "Join table CH01" in response.json()["message"]
     assert seated["pat"].post(reverse("player_table_leave", args=["CH01"])).status_code == 302
     assert post(seated["pat"], "still here?").status_code == 409
     assert post(seated["pat"], "hi", url("NOPE")).status_code == 404
@@ -175,3 +175,12 @@ def test_a_message_is_never_edited_or_deleted(seated):
 def test_the_after_cursor_must_be_a_whole_number(seated):
     response = seated["pat"].get(url(), {"after": "²"})
     assert response.status_code == 400 and "after" in response.json()["fields"]
+
+
+def test_a_session_replaced_by_another_device_is_refused_until_it_joins_again(seated, client_for, personas):
+    phone = client_for(personas["player"])
+    assert phone.post(reverse("player_table_join", args=["CH01"])).status_code == 302  # pat moves to the phone
+    for response in (post(seated["pat"], "from the laptop"), seated["pat"].get(url())):
+        assert (response.status_code, response.json()["code"]) == (409, "session_replaced")
+    assert post(phone, "from the phone").status_code == 201
+    assert [m["body"] for m in read(phone)] == ["from the phone"]

@@ -47,7 +47,7 @@ def test_refusals_come_back_with_the_form_and_store_nothing(client_for, personas
     assert refused.status_code == 409 and "Your chat is disabled: Spamming links." in refused.content.decode()
     outsider = client_for(personas["player2"])
     page = outsider.get(chat)
-    assert page.status_code == 200 and "Join table CH02 to read and write its chat." in page.content.decode()
+    assert page.status_code == 200 and "Join table CH02" in page.content.decode()
     assert outsider.post(chat, {"body": "hi"}).status_code == 409
     assert client_for(personas["player"]).get(reverse("player_table_chat", args=["NOPE"])).status_code == 404
     assert not ChatMessage.objects.exists()
