@@ -150,3 +150,21 @@ def test_the_api_refuses_a_double_past_the_loss_limit_with_a_409_naming_the_limi
     assert "daily loss limit" in body["message"]
     assert _moved(player) == (90_00, ["main"], 1, 0)
     assert post(client, url, {"action": "stand", "seat": 1}).status_code == 200
+
+
+def test_a_paid_double_in_a_non_live_continuation_past_the_loss_limit_is_refused(play, classic_table, funded):
+    """The position left the live round (rules.md, Disconnection: non_live): its player's own decisions in the
+    continuation are checked as in the live round."""
+    from rounds import services
+
+    player = funded(cash=100_00)
+    r = _seated_eleven(play, classic_table, player, limit=15_00)
+    services.player_disconnect(round_id=r.id, player=player)
+    services.continuation_reconnect(round_id=r.id, player=player)
+    before = _moved(player)
+    with pytest.raises(LimitReached, match="daily loss limit"):
+        services.continuation_decide(round_id=r.id, player=player, action="double", seat=1, idempotency_key="d1")
+    assert _moved(player) == before and before[:3] == (90_00, ["main"], 1)
+    rg.limit_set(player=player, kind="loss", period="day", currency="EUR", value=10_00)  # used up: a hit stakes nothing
+    assert services.continuation_decide(round_id=r.id, player=player, action="hit", seat=1,
+                                        idempotency_key="h1")["action"] == "hit"
