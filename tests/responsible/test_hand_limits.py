@@ -2,11 +2,15 @@
 loss limit, a time-out and an unanswered reality check refuse them as they refuse a bet, and nothing moves. A Bet
 Behind player's own rules apply to their follow-on stake; refused, their position plays on as unfunded."""
 
+import threading
+
 import pytest
+from django.db import connections
 
 from responsible import services as rg
 from responsible.errors import Excluded, LimitReached
 from rounds.models import Decision, RoundBet
+from tests.factories import RoundTableFactory
 from tests.helpers import cash, join_table
 from tests.rounds.test_api import API, post
 from tests.rounds.test_play import assert_replays, effective
@@ -168,3 +172,33 @@ def test_a_paid_double_in_a_non_live_continuation_past_the_loss_limit_is_refused
     rg.limit_set(player=player, kind="loss", period="day", currency="EUR", value=10_00)  # used up: a hit stakes nothing
     assert services.continuation_decide(round_id=r.id, player=player, action="hit", seat=1,
                                         idempotency_key="h1")["action"] == "hit"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_double_and_a_bet_at_another_table_that_together_pass_the_loss_limit_one_is_refused(play, classic_table,
+                                                                                              funded):
+    """The double's check takes the player's cash account lock before it reads the sums, as the bet's does: the
+    second of the two sees the first's stake (alone, each is within the limit)."""
+    player = funded(cash=100_00)
+    seated = _seated_eleven(play, classic_table, player, limit=30_00)  # 10.00 used
+    other = play(RoundTableFactory(profile="free_bet", code="FB01"))
+    barrier = threading.Barrier(2)
+    results: list = [None, None]
+    moves = [lambda: seated.decide(player, "double", seat=1), lambda: other.bet(player, {"main": 15_00})]
+
+    def run(i):
+        try:
+            barrier.wait()
+            results[i] = moves[i]()
+        except Exception as error:  # noqa: BLE001 - the test inspects what each got
+            results[i] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(type(r).__name__ for r in results) == ["LimitReached", "dict"], results
+    assert cash(player) in (80_00, 75_00)  # the double's 10.00 or the bet's 15.00 moved, never both
