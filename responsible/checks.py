@@ -1,6 +1,7 @@
 """The checks in the money path. The wallet calls `deposit_allowed` for every deposit under the player's
-account lock (settings.WALLET_DEPOSIT_CHECKS); the bet service calls `bet_allowed` once per bet request, after
-the round and spot locks, and it takes the account lock itself before it reads the sums. So two concurrent
+account lock (settings.WALLET_DEPOSIT_CHECKS); the bet service calls `bet_allowed` once per bet request, and the hand
+once per paid double, split or insurance (rounds.services.play, continuation, insurance), each after the round
+and spot locks; it takes the account lock itself before it reads the sums. So two concurrent
 requests that would pass a limit together are ordered by that lock, and the second sees the first's money.
 
 Every refusal names the limit, what has been used of it and when it resets; nothing has moved when it is

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import transaction
 
+from responsible.checks import bet_allowed
 from rounds import selectors
 from rounds.audit import event_add
 from rounds.continuation_play import ContinuationState, continuation_shoe
@@ -199,6 +200,11 @@ def _decide(round, continuation: Continuation, *, action: str, actor_kind: str, 
         hand = " ".join(str(card) for card in point.cards)
         raise DecisionRefused(f"You cannot {action} on {hand} ({point.total}); you may {', '.join(point.actions)}.")
     paid = (action == DOUBLE and point.double == "paid") or (action == SPLIT and point.split == "paid")
+    if paid and all(state.funded):
+        # The player's own paid double or split, as in the live round: their responsible-gambling rules may
+        # refuse it (the request rolls back), after the round and continuation locks.
+        bet_allowed(player=continuation.spot.player, currency=continuation.spot.currency, cash_amount=state.unit,
+                    now=now)
     if paid:
         # Once one paid action could not be held, every later one falls back too (as in the live round).
         funded = all(state.funded) and _hold(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from responsible.checks import bet_allowed
 from rounds import selectors
 from rounds.engine.dealer import peeked_blackjack
 from rounds.engine.play import TIMEOUT
@@ -86,6 +87,11 @@ def _insurance_answer(round: Round, record: RoundRecord, spots: list[Spot], *, t
                                reference=round.game_number, meta={"round": round.pk, "spot": spot.pk})
             for spot, cost in zip(spots, costs, strict=True)
         ]
+        # Insurance is new cash at risk: the player's loss limit, an exclusion or an unanswered reality check
+        # refuses it (the request rolls back), after the round and spot locks; once per currency staked.
+        for currency in sorted({spec.currency for spec in specs}):
+            bet_allowed(player=actor, currency=currency, now=now,
+                        cash_amount=sum(spec.amount for spec in specs if spec.currency == currency))
         held = wallet.bet_hold(
             player=actor, holds=specs, idempotency_key=f"round{round.pk}:insurance:{actor.pk}",
             reference=round.game_number, meta={"game": round.config["name"], "round": round.pk}, durable=False,

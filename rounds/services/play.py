@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from responsible.checks import bet_allowed
+from responsible.errors import ResponsibleError
 from rounds import selectors
 from rounds.audit import actor_user, event_add
 from rounds.engine.play import (
@@ -126,6 +128,9 @@ def _decide(round: Round, record: RoundRecord, spot: Spot, *, action: str, actor
     if paid:
         already_short = any(d.funded is False for d in record.decisions_of(spot.pk))
         if not already_short:
+            # The player's own paid double or split is new money at risk: a loss limit, an exclusion or an
+            # unanswered reality check refuses it (the request rolls back), after the round and spot locks.
+            bet_allowed(player=spot.player, currency=spot.currency, cash_amount=spot_unit(record, spot.pk), now=now)
             bet = _hold_extra(
                 round, spot, player=spot.player, amount=spot_unit(record, spot.pk), hand_index=(
                     1 if action == SPLIT else hand_index), kind=BetKind.SPLIT if action == SPLIT else BetKind.DOUBLE,
@@ -143,6 +148,17 @@ def _decide(round: Round, record: RoundRecord, spot: Spot, *, action: str, actor
     _spots_refresh(record, [spot])
     return {"spot": spot.pk, "action": action, "effective": effective, "hand": hand_index, "funded": funded,
             "status": spot.status}
+
+
+def _follow_allowed(record: RoundRecord, behind: Spot, *, now: datetime) -> bool:
+    """Whether the Bet Behind player's own responsible-gambling rules let them stake a follow-on double or split.
+    A refusal does not stop the seat: their position plays on as for a stake it cannot fund (docs/rules.md)."""
+    try:
+        bet_allowed(player=behind.player, currency=behind.currency, cash_amount=spot_unit(record, behind.pk),
+                    now=now)
+    except ResponsibleError:
+        return False  # bet_allowed only reads (and locks the account): nothing to roll back
+    return True
 
 
 def _follow(round: Round, record: RoundRecord, behinds: list[Spot], *, hand_index: int, seat_effective: str,
@@ -167,7 +183,7 @@ def _follow(round: Round, record: RoundRecord, behinds: list[Spot], *, hand_inde
         funded = None
         effective = seat_effective
         if seat_effective in (DOUBLE, SPLIT):
-            if not behind_unfunded(record, behind_record):
+            if not behind_unfunded(record, behind_record) and _follow_allowed(record, behind, now=now):
                 bet = _hold_extra(
                     round, behind, player=behind.player, amount=spot_unit(record, behind.pk),
                     kind=BetKind.SPLIT if seat_effective == SPLIT else BetKind.DOUBLE,
