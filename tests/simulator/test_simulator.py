@@ -6,6 +6,8 @@ from collections import Counter
 import pytest
 from django.core.management import call_command
 
+from chat.models import ChatMessage
+from players.models import TablePresence
 from rounds import selectors
 from rounds.engine.rules import rules_for
 from rounds.models import Decision, Round, RoundEvent, RoundState, Spot, VoidKind
@@ -111,13 +113,27 @@ def test_injected_events_happen_and_leave_the_money_right(roles):
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_a_run_uses_every_feature_of_the_tables(roles):
-    # A seed whose run happens to use every feature (undo and seat moves included) at this size.
-    report = run(seed=7, prefix="FT", rounds=18, players=12, malfunction_rate=0.0, pause_rate=0.0)
+    # A seed whose run happens to use every feature (undo, seat moves, confirming by hand, chat and switching tables
+    # included) at this size; the one player who confirms by hand at its Live Blackjack table forgets more often.
+    report = run(seed=7, prefix="FT", rounds=18, players=12, malfunction_rate=0.0, pause_rate=0.0,
+                 habit_overrides={"forget_confirm": 0.4})
     stats = report.stats
     for seen in ("common-draw bets", "seat bets", "bet behind", "multi seat", "golden chip bets", "side bets",
                  "deal now confirmations", "decisions: optimal", "shoes", "cards burned", "undo", "undo all",
-                 "seat moves"):
+                 "seat moves", "bets confirmed by hand", "confirmations forgotten",
+                 "players whose unconfirmed bets went back", "chat messages", "host chat messages",
+                 "table switches", "table switches back"):
         assert stats[seen] > 0, seen
+    # The server agrees: the confirmations, the returns at the close, the chat and the switches really happened.
+    assert RoundEvent.objects.filter(round__in=rounds_of(report), kind="bets_confirmed").count() == stats[
+        "bets confirmed by hand"]
+    returned = RoundEvent.objects.filter(round__in=rounds_of(report), kind="unconfirmed_returned")
+    assert sum(len(event.payload["players"]) for event in returned) == stats["players whose unconfirmed bets went back"]
+    chat = ChatMessage.objects.filter(table__code__in=report.tables)
+    assert chat.filter(author_kind="player").count() == stats["chat messages"]
+    assert chat.filter(author_kind="host").count() == stats["host chat messages"] == 3
+    switched = TablePresence.objects.filter(table__code__in=report.tables, end_reason="left")
+    assert switched.count() == stats["table switches"] + stats["table switches back"]
     rounds = rounds_of(report)
     kinds = Counter(rounds.values_list("bets__kind", flat=True))
     assert kinds["main"] and kinds["bet_behind"] and kinds["golden_chip"]
