@@ -58,11 +58,21 @@ def test_the_same_seed_plays_the_same_games_and_another_seed_does_not(roles):
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_the_api_transport_plays_the_same_games_as_the_services(roles):
-    through_services = run(seed=5, prefix="SV", rounds=9)
-    through_api = run(seed=5, prefix="AP", rounds=9, via="api")
+    # Everyone confirms by hand and looks at other tables, so those moves go through the API too.
+    moves = {"confirm_by_hand": True, "forget_confirm": 0.3, "switch_tables": 0.3}
+    through_services = run(seed=5, prefix="SV", rounds=9, habit_overrides=moves)
+    through_api = run(seed=5, prefix="AP", rounds=9, via="api", habit_overrides=moves)
     assert run_fingerprint(through_api) == run_fingerprint(through_services)
     # The API path really was taken: the players' requests carry idempotency keys the views recorded.
     assert through_api.stats["placements"] == through_services.stats["placements"] > 0
+    for move in ("bets confirmed by hand", "confirmations forgotten", "table switches", "table switches back",
+                 "host chat messages"):
+        assert through_api.stats[move] == through_services.stats[move] > 0, move
+    went_back = "players whose unconfirmed bets went back"  # (none here: each forgetter was voided or left first)
+    assert through_api.stats[went_back] == through_services.stats[went_back]
+    assert through_api.stats["chat messages"] > 0
+    new_moves = ("refused settings", "refused confirm bets", "refused switch", "refused host chat")
+    assert not [name for name in through_api.stats if name.startswith(new_moves)]
     assert_every_round_ended_and_replays(through_api)
 
 
