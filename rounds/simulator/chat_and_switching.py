@@ -1,8 +1,9 @@
 """The simulated players' life at a table beside the game: a line in the table's chat now and then (and the host
 greeting the table), and, in multi-table runs, a look at another table between rounds (switch there, and back).
 
-Every draw here comes from the players' `moves_rng`, never from the generators the games draw from: the same seed plays the same games with or without these moves. A player
-comes back to their own table before its next round, so no table's game depends on another's thread."""
+Every draw here comes from the players' `moves_rng`, never from the generators the games draw from, so chatting
+and switching never change a seed's games. A player comes back to their own table before its next round, so no
+table's game depends on another table's thread."""
 
 from __future__ import annotations
 
@@ -60,6 +61,9 @@ def table_switches(table: TableBase) -> None:
         except Refused as error:
             table.refused("switch back", error)
             # Back by joining, so the player can play the next round here.
-            table.transport.table_join(player=player.user, table=table.table)
+            try:
+                table.transport.table_join(player=player.user, table=table.table)
+            except Refused as again:
+                table.refused("join", again)
             continue
         table.count("table switches back")
