@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from rounds.simulator.chat_and_switching import chat_lines
 from rounds.simulator.habits import SimPlayer, stake_from_chips
-from rounds.simulator.moves import seat_moves, undo_presses
+from rounds.simulator.moves import confirmations, seat_moves, unconfirmed_returned, undo_presses
 from rounds.simulator.table_base import BETTING, RoundPlay, TableBase
 from rounds.simulator.threads import parallel
 from rounds.simulator.transport import Refused
@@ -29,6 +30,8 @@ class BettingSteps(TableBase):
         self.double_presses(play)
         undo_presses(self, play)
         seat_moves(self, play)
+        confirmations(self, play)
+        chat_lines(self, play)
         self.maybe_pause(play, BETTING)
         self.disconnects_during_betting(play)
         if self.maybe_malfunction(play, BETTING):
@@ -45,6 +48,7 @@ class BettingSteps(TableBase):
             self.transport.betting_close(studio=self.studio, round=play.ref, now=self.now())
         except Refused as error:
             self.refused("close betting", error)
+        unconfirmed_returned(self, play)
         return self.state_of(play.ref)
 
     def players_sit(self) -> None:
@@ -54,6 +58,13 @@ class BettingSteps(TableBase):
                 self.transport.table_join(player=player.user, table=self.table)
             except Refused as error:
                 self.refused("join", error)
+        # Players who confirm by hand switched automatic confirmation off in their settings.
+        for player in self.players:
+            if player.habits.confirm_by_hand:
+                try:
+                    self.transport.confirm_by_hand(player=player.user)
+                except Refused as error:
+                    self.refused("settings", error)
 
     def players_prepare(self) -> None:
         """Before a round: a player short of the table minimum reloads (if that is their habit)."""

@@ -6,7 +6,7 @@ draw from it, so a run gives the same choices whatever order the players act in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from random import Random
 from typing import Any
@@ -43,6 +43,12 @@ class Habits:
     cash_out: float  # chance of withdrawing part of a winning balance after a round
     undo: float  # chance of pressing UNDO after placing (and placing again)
     seat_change: float  # Multi Seat tables: chance of moving to a free seat before the deal
+    # The later moves, drawn from the player's second generator (`moves_habits_draw`), so the draws above and
+    # every game choice of a seed stay as they were before these moves existed.
+    confirm_by_hand: bool = False  # auto-confirmation switched off in their settings: they press Confirm
+    forget_confirm: float = 0.0  # of a by-hand confirmer's rounds, those they forget to confirm (bets go back)
+    chat: float = 0.0  # chance of writing a line in the table's chat in a round
+    switch_tables: float = 0.0  # multi-table runs: chance of switching to another table between rounds, and back
 
 
 def habits_draw(rng: Random) -> Habits:
@@ -68,6 +74,18 @@ def habits_draw(rng: Random) -> Habits:
     )
 
 
+def moves_habits_draw(rng: Random, habits: Habits) -> None:
+    """The habits of the later moves (confirming by hand, chat, switching tables), from their own generator."""
+    habits.confirm_by_hand = rng.random() < 0.4
+    habits.forget_confirm = rng.choice((0.05, 0.1, 0.25))
+    habits.chat = rng.choice((0.0, 0.05, 0.1, 0.25))
+    habits.switch_tables = rng.choice((0.0, 0.0, 0.05, 0.15))
+
+
+CHAT_LINES = ("Good luck everyone!", "Nice hand!", "Come on, dealer, be kind.", "Hi all", "That was close.",
+              "Lucky seat tonight", "gl hf", "Thanks, dealer!", "One more round and then dinner.", "Wow!")
+
+
 @dataclass
 class SimPlayer:
     """One simulated player: who they are, where they play, their wallet's start and their habits."""
@@ -82,6 +100,8 @@ class SimPlayer:
     user: Any = None
     deposits: int = 0  # reloads after the first deposit
     rounds_played: int = 0
+    # The later moves' generator (confirming, chat, switching tables): its draws never shift `rng`'s.
+    moves_rng: Random = field(default_factory=Random)
 
 
 def players_draw(*, count: int, tables: int, seed: int, prefix: str, names: tuple[str, ...] = ()) -> list[SimPlayer]:
@@ -94,10 +114,13 @@ def players_draw(*, count: int, tables: int, seed: int, prefix: str, names: tupl
         else:
             username = f"{prefix.lower()}_p{index + 1:05d}"
         bankroll = rng.choice(BANKROLLS) * 100
-        players.append(SimPlayer(
+        player = SimPlayer(
             index=index, username=username, table_index=index % tables, bankroll=bankroll,
             golden_chips=rng.choice((0, 0, 0, 2_000, 5_000)), habits=habits_draw(rng), rng=rng,
-        ))
+            moves_rng=Random(f"{seed}:moves:{index}"),
+        )
+        moves_habits_draw(player.moves_rng, player.habits)
+        players.append(player)
     return players
 
 

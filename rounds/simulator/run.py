@@ -254,12 +254,15 @@ def simulation_prepare(config: SimulationConfig) -> tuple[ServiceTransport, Any,
 def table_sims(config: SimulationConfig, *, transport, studio, tables, players, stats: Counter,
                on_round: Callable[[str], None] | None = None, traveller=None) -> list[TableSim]:
     lock = threading.Lock()
-    return [
+    sims = [
         TableSim(index=index, table=table, players=[p for p in players if p.table_index == index], studio=studio,
                  transport=transport, config=config, stats=stats, lock=lock, on_round=on_round,
                  traveller=traveller)
         for index, table in enumerate(tables)
     ]
+    for sim in sims:
+        sim.others = [table for table in tables if table.pk != sim.table.pk]
+    return sims
 
 
 def tables_play_in_threads(sims: list[TableSim], shares: list[int]) -> None:

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from rounds.engine.rules import Rules
 from rounds.simulator.betting import BettingSteps
+from rounds.simulator.chat_and_switching import host_greets, table_switches
 from rounds.simulator.dealing import DealingSteps
 from rounds.simulator.decisions import DecisionSteps
 from rounds.simulator.incidents import IncidentSteps
@@ -32,12 +33,14 @@ class TableSim(BettingSteps, DealingSteps, DecisionSteps, IncidentSteps, Settlin
         self.abandoned_rounds_void()
         self.shoe_new()
         self.players_sit()
+        host_greets(self)
         for number in range(rounds):
             if stop is not None and stop.is_set():
                 return
             if slots:
                 self.clock.jump_to(slots[number])
             self.play_round(number)
+            table_switches(self)
 
     def round_slots(self, rounds: int) -> list[datetime]:
         """When each round opens on a simulated clock: evenly over the window, each a little late by chance (a

@@ -80,6 +80,7 @@ class TableBase:
         self.clock = TableClock(traveller, Random(f"{config.seed}:clock:{index}"))
         self.shoe: Shoe | None = None
         self.cut_round: int | None = None  # the round the cut card came out in: the next one is the shoe's last
+        self.others: list = []  # the run's other tables, where a player may switch for a look (table_switches)
         self.scripted = {(event.round, event.kind): event for event in config.scripted_events
                          if event.table == index}
 

@@ -117,6 +117,11 @@ class ServiceTransport:
 
         return self.call(services.betting_confirm, round_id=round.id, player=player, now=now)
 
+    def bets_confirm(self, *, player, round: RoundRef, now=None) -> dict[str, Any]:
+        from rounds import services
+
+        return self.call(services.bets_confirm, round_id=round.id, player=player, now=now)
+
     def bets_undo(self, *, player, round: RoundRef, everything: bool, now=None) -> dict[str, Any]:
         from rounds import services
 
@@ -192,7 +197,37 @@ class ServiceTransport:
         """Sit down before playing: the API's moves need the player's presence there (rounds.presence)."""
         from players import services
 
-        self.call(services.table_join, player=player, table=table, session_key=f"simulator:{player.pk}")
+        self.call(services.table_join, player=player, table=table, session_key=self.session(player))
+
+    def session(self, player) -> str:
+        return f"simulator:{player.pk}"
+
+    def table_switch(self, *, player, leave, join, now=None) -> None:
+        from players import services
+
+        self.call(services.table_switch, player=player, leave=leave, join=join, session_key=self.session(player),
+                  now=now)
+
+    def confirm_by_hand(self, *, player) -> None:
+        """The player switches automatic confirmation off in their settings (the rest stays as stored)."""
+        from players import selectors, services
+
+        profile = selectors.player_profile(player=player)
+        self.call(services.player_settings_update, player=player, sound_on=profile.sound_on,
+                  sound_volume=profile.sound_volume, dealer_voice=profile.dealer_voice,
+                  video_quality=profile.video_quality, hide_others_chat=profile.hide_others_chat,
+                  auto_confirm_bets=False)
+
+    # --- the table's chat -------------------------------------------------------------------------------------
+    def chat_post(self, *, player, table, body: str, now=None) -> None:
+        from chat import services
+
+        self.call(services.chat_post, player=player, table=table, body=body, now=now)
+
+    def chat_host_post(self, *, studio, table, body: str, now=None) -> None:
+        from chat import services
+
+        self.call(services.chat_host_post, actor=studio, table=table, body=body, now=now)
 
     # --- the wallet -------------------------------------------------------------------------------------------
     def deposit(self, *, player, currency: str, amount: int) -> None:
@@ -249,6 +284,8 @@ class ApiTransport(ServiceTransport):
         client = self.client(user)
         if method == "GET":
             response = client.get(url, headers=headers)
+        elif method == "PUT":
+            response = client.put(url, json.dumps(data or {}), content_type="application/json", headers=headers)
         else:
             response = client.post(url, json.dumps(data or {}), content_type="application/json", headers=headers)
         body = response.json() if response.content else {}
@@ -306,6 +343,9 @@ class ApiTransport(ServiceTransport):
     def confirm(self, *, player, round: RoundRef, now=None) -> dict[str, Any]:
         return self.request(player, "POST", self.url(round, "confirm/"))
 
+    def bets_confirm(self, *, player, round: RoundRef, now=None) -> dict[str, Any]:
+        return self.request(player, "POST", self.url(round, "bets/confirm/"))
+
     def bets_undo(self, *, player, round: RoundRef, everything: bool, now=None) -> dict[str, Any]:
         return self.request(player, "POST", self.url(round, "bets/undo/"), {"all": everything}, key=True)
 
@@ -325,6 +365,21 @@ class ApiTransport(ServiceTransport):
 
     def table_join(self, *, player, table) -> None:
         self.request(player, "POST", f"/api/players/me/tables/{table.code}/join/")
+
+    def table_switch(self, *, player, leave, join, now=None) -> None:
+        self.request(player, "POST", f"/api/players/me/tables/{leave.code}/switch/", {"to": join.code})
+
+    def confirm_by_hand(self, *, player) -> None:
+        settings = self.request(player, "GET", "/api/players/me/settings/")
+        for read_only in ("chat_disabled", "chat_disabled_reason"):
+            settings.pop(read_only, None)
+        self.request(player, "PUT", "/api/players/me/settings/", {**settings, "auto_confirm_bets": False})
+
+    def chat_post(self, *, player, table, body: str, now=None) -> None:
+        self.request(player, "POST", f"/api/chat/tables/{table.code}/messages/", {"body": body})
+
+    def chat_host_post(self, *, studio, table, body: str, now=None) -> None:
+        self.request(studio, "POST", f"/api/chat/tables/{table.code}/host-messages/", {"body": body})
 
     def offers_many(self, *, players: list, round: RoundRef) -> dict[int, list[Offer]]:
         # Each game client asks for its own view.

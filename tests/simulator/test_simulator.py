@@ -6,6 +6,8 @@ from collections import Counter
 import pytest
 from django.core.management import call_command
 
+from chat.models import ChatMessage
+from players.models import TablePresence
 from rounds import selectors
 from rounds.engine.rules import rules_for
 from rounds.models import Decision, Round, RoundEvent, RoundState, Spot, VoidKind
@@ -56,11 +58,21 @@ def test_the_same_seed_plays_the_same_games_and_another_seed_does_not(roles):
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_the_api_transport_plays_the_same_games_as_the_services(roles):
-    through_services = run(seed=5, prefix="SV", rounds=9)
-    through_api = run(seed=5, prefix="AP", rounds=9, via="api")
+    # Everyone confirms by hand and looks at other tables, so those moves go through the API too.
+    moves = {"confirm_by_hand": True, "forget_confirm": 0.3, "switch_tables": 0.3}
+    through_services = run(seed=5, prefix="SV", rounds=9, habit_overrides=moves)
+    through_api = run(seed=5, prefix="AP", rounds=9, via="api", habit_overrides=moves)
     assert run_fingerprint(through_api) == run_fingerprint(through_services)
     # The API path really was taken: the players' requests carry idempotency keys the views recorded.
     assert through_api.stats["placements"] == through_services.stats["placements"] > 0
+    for move in ("bets confirmed by hand", "confirmations forgotten", "table switches", "table switches back",
+                 "host chat messages"):
+        assert through_api.stats[move] == through_services.stats[move] > 0, move
+    went_back = "players whose unconfirmed bets went back"  # (none here: each forgetter was voided or left first)
+    assert through_api.stats[went_back] == through_services.stats[went_back]
+    assert through_api.stats["chat messages"] > 0
+    new_moves = ("refused settings", "refused confirm bets", "refused switch", "refused host chat")
+    assert not [name for name in through_api.stats if name.startswith(new_moves)]
     assert_every_round_ended_and_replays(through_api)
 
 
@@ -111,13 +123,27 @@ def test_injected_events_happen_and_leave_the_money_right(roles):
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_a_run_uses_every_feature_of_the_tables(roles):
-    # A seed whose run happens to use every feature (undo and seat moves included) at this size.
-    report = run(seed=7, prefix="FT", rounds=18, players=12, malfunction_rate=0.0, pause_rate=0.0)
+    # A seed whose run happens to use every feature (undo, seat moves, confirming by hand, chat and switching tables
+    # included) at this size; the one player who confirms by hand at its Live Blackjack table forgets more often.
+    report = run(seed=7, prefix="FT", rounds=18, players=12, malfunction_rate=0.0, pause_rate=0.0,
+                 habit_overrides={"forget_confirm": 0.4})
     stats = report.stats
     for seen in ("common-draw bets", "seat bets", "bet behind", "multi seat", "golden chip bets", "side bets",
                  "deal now confirmations", "decisions: optimal", "shoes", "cards burned", "undo", "undo all",
-                 "seat moves"):
+                 "seat moves", "bets confirmed by hand", "confirmations forgotten",
+                 "players whose unconfirmed bets went back", "chat messages", "host chat messages",
+                 "table switches", "table switches back"):
         assert stats[seen] > 0, seen
+    # The server agrees: the confirmations, the returns at the close, the chat and the switches really happened.
+    assert RoundEvent.objects.filter(round__in=rounds_of(report), kind="bets_confirmed").count() == stats[
+        "bets confirmed by hand"]
+    returned = RoundEvent.objects.filter(round__in=rounds_of(report), kind="unconfirmed_returned")
+    assert sum(len(event.payload["players"]) for event in returned) == stats["players whose unconfirmed bets went back"]
+    chat = ChatMessage.objects.filter(table__code__in=report.tables)
+    assert chat.filter(author_kind="player").count() == stats["chat messages"]
+    assert chat.filter(author_kind="host").count() == stats["host chat messages"] == 3
+    switched = TablePresence.objects.filter(table__code__in=report.tables, end_reason="left")
+    assert switched.count() == stats["table switches"] + stats["table switches back"]
     rounds = rounds_of(report)
     kinds = Counter(rounds.values_list("bets__kind", flat=True))
     assert kinds["main"] and kinds["bet_behind"] and kinds["golden_chip"]
