@@ -132,3 +132,23 @@ def test_my_games_and_the_account_history_fit_a_phone_without_scrolling_sideways
         cell.scroll_into_view_if_needed()
         expect(cell).to_be_in_viewport(ratio=1)  # wholly on screen once scrolled to: not cut at the right
         page.locator(table).screenshot(path=OUTPUT / f"office-{name}-rows-phone.png")
+
+
+def test_an_operator_reviews_new_limits_before_they_are_saved(live_server, page, operator, classic_table):
+    from playwright.sync_api import expect
+
+    from tables.models import BetLimit
+
+    sign_in(page, live_server, operator.get_username())
+    page.goto(live_server.url + reverse("table_limits", args=[classic_table.code]))
+    page.get_by_label("Main bet (EUR) maximum").fill("2500")
+    page.get_by_label("Reason for this change").fill("Quieter evening table")
+    page.get_by_role("button", name="Review the change").click()
+    review = page.locator("[data-review]")
+    expect(review).to_contain_text("Main bet in EUR: maximum 5,000.00 EUR became 2,500.00 EUR.")
+    expect(review).to_contain_text("Who will see the reason: operators and support")
+    assert BetLimit.objects.get(table=classic_table, bet_type="main", currency="EUR").max == 500_000
+    both_sizes(page, "limits-review")
+    page.get_by_role("button", name="Save the limits").click()
+    expect(page.locator(".messages")).to_contain_text(f"Limits of {classic_table.code} saved.")
+    assert BetLimit.objects.get(table=classic_table, bet_type="main", currency="EUR").max == 250_000
