@@ -4,6 +4,8 @@ trail in words and the round summary name a code here; a table's configuration c
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
+
 from rounds.models import ActorKind, Round, VoidKind
 
 BET_LABELS = {
@@ -23,8 +25,9 @@ ACTION_LABELS = {
     "follow": "follow the seat",
 }
 
-TARGET_LABELS = {"dealer": "the dealer", "player": "the players' shared cards", "stream": "the stream",
-                 "seat": "seat"}
+# Lazy: the player's game page reads them in the reader's language (locale/sv), the back office in English.
+TARGET_LABELS = {"dealer": gettext_lazy("the dealer"), "player": gettext_lazy("the players' shared cards"),
+                 "stream": gettext_lazy("the stream"), "seat": gettext_lazy("seat")}
 
 ACTOR_LABELS = {ActorKind.PLAYER: "the player", ActorKind.DEALER: "the dealer", ActorKind.SYSTEM: "the system",
                 ActorKind.STAFF: "staff"}

@@ -135,3 +135,23 @@ def change_sentences(before: dict | None, after: dict) -> list[str]:
     out += _limit_sentences(before.get("limits") or {}, after.get("limits") or {})
     out += _paytable_sentences(before.get("paytables") or {}, after.get("paytables") or {})
     return out or ["No change."]
+
+
+def limits_change_sentences(document: dict, limits) -> list[str]:
+    """What saving these limits ({bet_type, currency, min, max, chips} in minor units, as the limits form and
+    bet_limits_set take them) would change in `document`; empty when nothing would."""
+    after = {bet: dict(by_currency) for bet, by_currency in (document.get("limits") or {}).items()}
+    for limit in limits:
+        after.setdefault(limit["bet_type"], {})[limit["currency"]] = {
+            "min": limit["min"], "max": limit["max"], "chips": list(limit["chips"])}
+    if after == (document.get("limits") or {}):
+        return []
+    return change_sentences(document, {**document, "limits": after})
+
+
+def paytable_change_sentences(document: dict, side_bet: str, paytable: dict) -> list[str]:
+    """What saving a side bet's paytable would change in `document`; empty when nothing would."""
+    paytables = document.get("paytables") or {}
+    if paytables.get(side_bet) == dict(paytable):
+        return []
+    return change_sentences(document, {**document, "paytables": {**paytables, side_bet: dict(paytable)}})

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.permissions import permission_required
@@ -12,7 +13,7 @@ from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from rounds.errors import InvalidRoundRequest
 from rounds.services import table_state_change
 from tables import rtp, rtp_exact, selectors, services
-from tables.change_words import change_sentences
+from tables.change_words import change_sentences, limits_change_sentences, paytable_change_sentences
 from tables.errors import TableConfigError, TableConflictError
 from tables.forms import LimitsForm, PaytableForm, RtpRunForm, TableSettingsForm
 from tables.labels import FEATURE_LABELS
@@ -161,6 +162,19 @@ def table_detail(request, code: str):
     })
 
 
+NOTHING_TO_SAVE = "Nothing to save: these are the values in force. Change a value first."
+
+
+def _review(request, form, *, table: Table, title: str, action: str, changes: list[str], button: str,
+            rtp_line: str | None = None):
+    """The step between typing and saving: what saving changes, in the history's sentences, and who reads the
+    reason; only the confirmation it posts back (the same values with step=confirm) saves."""
+    return render(request, "tables/change_confirm.html", {
+        "table": table, "form": form, "title": title, "action": action, "changes": changes, "button": button,
+        "rtp_line": rtp_line, "reason": form.cleaned_data["reason"].strip(),
+    })
+
+
 @require_http_methods(["GET", "POST"])
 @permission_required("configure_tables")
 def table_limits(request, code: str):
@@ -168,8 +182,17 @@ def table_limits(request, code: str):
     limits = selectors.table_bet_limits(table=table)
     if request.method == "POST":
         form = LimitsForm(request.POST, table=table, limits=limits)
-        if form.is_valid():
+        step = request.POST.get("step")
+        if form.is_valid() and step != "edit":
             try:
+                services.reason_clean(actor=request.user, reason=form.cleaned_data["reason"])
+                if step != "confirm":
+                    changes = limits_change_sentences(services.table_document(table), form.limits)
+                    if not changes:
+                        raise TableConfigError(NOTHING_TO_SAVE)
+                    return _review(request, form, table=table, title=f"Save the bet limits of {table.code}?",
+                                   action=reverse("table_limits", args=[table.code]), changes=changes,
+                                   button="Save the limits")
                 services.bet_limits_set(actor=request.user, table=table, limits=form.limits,
                                         expected_version=form.cleaned_data["version"],
                                         reason=form.cleaned_data["reason"], origin=origin_from_request(request))
@@ -212,8 +235,25 @@ def table_paytable(request, code: str, side_bet: str):
         return render(request, "tables/_paytable_rtp.html", {**context, **_paytable_preview(form, table)})
     if request.method == "POST":
         form = PaytableForm(request.POST, side_bet=side_bet, paytable=row.paytable)
-        if form.is_valid():
+        step = request.POST.get("step")
+        if form.is_valid() and step != "edit":
             try:
+                services.reason_clean(actor=request.user, reason=form.cleaned_data["reason"])
+                if step != "confirm":
+                    # Refused here already when it returns 100 % or more, not only when confirmed.
+                    paytable = services.paytable_validate(side_bet=side_bet, paytable=form.paytable(),
+                                                          decks=table.decks)
+                    changes = paytable_change_sentences(services.table_document(table), side_bet, paytable)
+                    if not changes:
+                        raise TableConfigError(NOTHING_TO_SAVE)
+                    now = rtp.percent(rtp.side_bet_rtp(side_bet, row.paytable, table.decks))
+                    after = rtp.percent(rtp.side_bet_rtp(side_bet, paytable, table.decks))
+                    label = SideBet(side_bet).label
+                    return _review(request, form, table=table, title=f"Save the {label} paytable of {table.code}?",
+                                   action=reverse("table_paytable", args=[table.code, side_bet]), changes=changes,
+                                   button="Save the paytable",
+                                   rtp_line=f"The {label} bet returns {after} % to players with {table.decks} "
+                                            f"deck{'s' if table.decks != 1 else ''} (now {now} %).")
                 saved = services.paytable_set(actor=request.user, table=table, side_bet=side_bet,
                                               paytable=form.paytable(),
                                               expected_version=form.cleaned_data.get("version"),

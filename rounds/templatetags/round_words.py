@@ -1,6 +1,7 @@
 """Template filters that name a round's codes (rounds.labels, tables.labels): `{% load round_words %}`."""
 
 from django import template
+from django.utils.translation import gettext
 
 from rounds import labels
 from tables import labels as table_labels
@@ -24,7 +25,7 @@ def target_label(row) -> str:
     """A card record's destination: "the dealer", "seat 3", "the players' shared cards", "extra card S2"."""
     target = row["target"]
     if target == "seat":
-        return f"seat {row['seat']}"
+        return gettext("seat %(seat)s") % {"seat": row["seat"]}
     if target == "stream":
-        return f"extra card S{row['sequence']}"
-    return labels.TARGET_LABELS.get(target, target)
+        return gettext("extra card S%(number)s") % {"number": row["sequence"]}
+    return str(labels.TARGET_LABELS.get(target, target))

@@ -98,3 +98,57 @@ def test_an_operator_reads_the_configuration_history_and_reviews_closing_a_table
     expect(page.locator(".state").first).to_contain_text("Closed")
     page.goto(live_server.url + reverse("backoffice_dashboard"))
     both_sizes(page, "dashboard")
+
+
+def sideways_in_table(page, table: str) -> list:
+    """What of a history table lies beyond the window or makes its box scroll sideways (nothing, on a phone too)."""
+    return page.evaluate("""(selector) => {
+        const table = document.querySelector(selector), box = table.closest('.table-scroll') || table.parentElement;
+        const out = box.scrollWidth > box.clientWidth + 1 ? [`box scrolls: ${box.scrollWidth} > ${box.clientWidth}`] : [];
+        return out.concat([...table.querySelectorAll('tbody th, tbody td')]
+            .filter(c => c.getClientRects().length && c.getBoundingClientRect().right > window.innerWidth + 1)
+            .map(c => `${c.dataset.label || c.textContent.trim()} ends at ${Math.round(c.getBoundingClientRect().right)}`));
+    }""", table)
+
+
+def test_my_games_and_the_account_history_fit_a_phone_without_scrolling_sideways(live_server, page, play,
+                                                                                classic_table, alice, bob):
+    """Net (my games) and Amount (account history) were off the right edge of a 390 px phone, behind a sideways
+    scroll; on a phone each row now stacks its cells as "label: value"."""
+    from playwright.sync_api import expect
+
+    settle_classic(play, classic_table, alice, bob)
+    sign_in(page, live_server, "alice_plays")
+    for name, url, table, label in (("my-games", reverse("player_games"), "table.games", "Net"),
+                                    ("account-history", reverse("wallet_home"), "table.account-history", "Amount")):
+        page.goto(live_server.url + url)
+        expect(page.locator(f"{table} tbody tr").first).to_be_visible()
+        page.set_viewport_size(DESKTOP)
+        assert sideways_in_table(page, table) == [], (name, "desktop")
+        both_sizes(page, f"{name}-fit")
+        page.set_viewport_size(PHONE)
+        assert sideways_in_table(page, table) == [], (name, "phone")
+        cell = page.locator(f"{table} tbody td[data-label={label}]").first
+        cell.scroll_into_view_if_needed()
+        expect(cell).to_be_in_viewport(ratio=1)  # wholly on screen once scrolled to: not cut at the right
+        page.locator(table).screenshot(path=OUTPUT / f"office-{name}-rows-phone.png")
+
+
+def test_an_operator_reviews_new_limits_before_they_are_saved(live_server, page, operator, classic_table):
+    from playwright.sync_api import expect
+
+    from tables.models import BetLimit
+
+    sign_in(page, live_server, operator.get_username())
+    page.goto(live_server.url + reverse("table_limits", args=[classic_table.code]))
+    page.get_by_label("Main bet (EUR) maximum").fill("2500")
+    page.get_by_label("Reason for this change").fill("Quieter evening table")
+    page.get_by_role("button", name="Review the change").click()
+    review = page.locator("[data-review]")
+    expect(review).to_contain_text("Main bet in EUR: maximum 5,000.00 EUR became 2,500.00 EUR.")
+    expect(review).to_contain_text("Who will see the reason: operators and support")
+    assert BetLimit.objects.get(table=classic_table, bet_type="main", currency="EUR").max == 500_000
+    both_sizes(page, "limits-review")
+    page.get_by_role("button", name="Save the limits").click()
+    expect(page.locator(".messages")).to_contain_text(f"Limits of {classic_table.code} saved.")
+    assert BetLimit.objects.get(table=classic_table, bet_type="main", currency="EUR").max == 250_000

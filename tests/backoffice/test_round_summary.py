@@ -81,3 +81,23 @@ def test_the_summary_is_in_swedish_for_a_swedish_reader(settled, alice):
     assert summary.steps[0].text == "Rundan öppnades (sko 1)."
     assert "Spelet stängdes för insatser." in [step.text for step in summary.steps]
     assert "Du (plats 1) satsade Huvudinsats 10,00" in summary.steps[1].text
+
+
+def test_the_players_game_page_names_its_cards_and_seats_in_swedish_for_a_swedish_browser(client_for, support,
+                                                                                           settled, alice):
+    """Below the Swedish summary the cards and the seat were English ("Seat 1", "The deal, card by card"); the
+    back office stays English whatever the browser says."""
+    url = reverse("player_game", args=[settled.game_number])
+    swedish = plain(text(client_for(alice).get(url, HTTP_ACCEPT_LANGUAGE="sv")))
+    for words in ("Korten", "Dealern", "Plats 1", "Given, kort för kort (", "Registrerat (UTC)",
+                  "Insatser", "Belopp", "Utfall", "Beslut", "När (UTC)", "Begärt", "Utfört"):
+        assert words in swedish, words
+    # The card-by-card table names where each card went: "plats 1", "dealern".
+    assert re.search(r"plats 1 \d\d:\d\d:\d\d", swedish) and re.search(r"dealern \d\d:\d\d:\d\d", swedish)
+    for words in ("Seat 1", "The deal, card by card", "Recorded (UTC)", "Decisions", "Outcome", "Stake"):
+        assert words not in swedish, words
+    english = plain(text(client_for(alice).get(url)))
+    assert "Seat 1" in english and "The deal, card by card" in english and "Plats 1" not in english
+    staff = plain(text(client_for(support).get(reverse("backoffice_round", args=[settled.game_number]),
+                                              HTTP_ACCEPT_LANGUAGE="sv")))
+    assert "Seat 1" in staff and "Recorded (UTC)" in staff and "Plats 1" not in staff

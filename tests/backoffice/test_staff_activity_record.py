@@ -72,10 +72,12 @@ def test_creating_a_table_limits_and_a_paytable_are_recorded_once_each(client_fo
     values.update({"code": "VIP1", "name": "VIP", "currencies": "EUR"})
     assert client.post(reverse("table_new"), values, **FROM).status_code == 302
     limits = reverse("table_limits", args=["VIP1"])
-    assert client.post(limits, _form_values(client, limits, reason="VIP limits") | {"main__EUR__max": "2000"},
+    assert client.post(limits, _form_values(client, limits, reason="VIP limits")
+                       | {"main__EUR__max": "2000", "step": "confirm"},
                        **FROM).status_code == 302
     paytable = reverse("table_paytable", args=["VIP1", "perfect_pairs"])
-    assert client.post(paytable, _form_values(client, paytable, reason="Promotion") | {"perfect": "20"},
+    assert client.post(paytable, _form_values(client, paytable, reason="Promotion")
+                       | {"perfect": "20", "step": "confirm"},
                        **FROM).status_code == 302
     rows = list(StaffAction.objects.order_by("id").values_list("action", "object_ref", "reason"))
     assert rows == [(StaffActionKind.TABLE_CREATED, "VIP1", "New VIP table"),

@@ -92,8 +92,8 @@ FIELDS: dict[str, list[str]] = {
     # tables
     "tables_list": [], "table_new": _form(TableSettingsForm), "table_detail": [],
     "table_edit": _form(TableSettingsForm), "table_edit_preview": _form(TableSettingsForm),
-    "table_limits": ["version", "main__EUR__min", "main__EUR__max", "main__EUR__chips"],
-    "table_paytable": ["version", "pair", "suited", "mixed"], "table_state": ["state", "version", "reason", "step"],
+    "table_limits": ["version", "main__EUR__min", "main__EUR__max", "main__EUR__chips", "reason", "step"],
+    "table_paytable": ["version", "pair", "suited", "mixed", "reason", "step"], "table_state": ["state", "version", "reason", "step"],
     "table_history": ["before"], "table_strategy": [], "table_rtp_start": _form(RtpRunForm), "table_rtp_run": [],
     # wallet pages
     "wallet_home": ["account", "before", "from", "to", "type"],

@@ -219,9 +219,53 @@ def test_operator_edits_limits_in_major_units(client_for, operator, table):
     values = _form_values(client, url)
     assert values["main__EUR__min"] == "1.00" and values["main__EUR__chips"] == "1.00, 5.00, 25.00, 100.00, 500.00"
     values.update({"main__EUR__min": "2", "main__EUR__max": "2500.50", "main__EUR__chips": "2, 10, 50.50"})
-    assert client.post(url, values).status_code == 302
+    assert client.post(url, values | {"step": "confirm"}).status_code == 302
     main = BetLimit.objects.get(table=table, bet_type="main", currency="EUR")
     assert (main.min, main.max, main.chips) == (200, 250_050, [200, 1000, 5050])
+
+
+def _review_form_values(body: str) -> dict:
+    form = body[body.index('<form method="post"'):]
+    form = form[:form.index("</form>")]
+    return {name: value for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form)
+            if name != "csrfmiddlewaretoken"}
+
+
+def test_saving_limits_shows_what_changes_and_who_reads_the_reason_before_anything_is_saved(
+        client_for, operator, table):
+    """Limits went live on the first post, with no review of what they change; now the first post only reviews."""
+    client = client_for(operator)
+    url = reverse("table_limits", args=["FB01"])
+    values = _form_values(client, url, reason="VIP evening") | {"main__EUR__max": "2500", "main__EUR__chips": "1, 5"}
+    response = client.post(url, values)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "data-review" in body and "not saved yet" in body
+    assert "Main bet in EUR: maximum 5,000.00 EUR became 2,500.00 EUR; chips 1.00, 5.00, 25.00, 100.00, 500.00 " \
+           "EUR became 1.00, 5.00 EUR." in body
+    assert "VIP evening" in body and "Who will see the reason: operators and support" in body and "Players do not" in body
+    assert BetLimit.objects.get(table=table, bet_type="main", currency="EUR").max == 500_000
+    assert TableChange.objects.filter(table=table).count() == 1
+    # "Change the values" brings the form back with what was typed, still unsaved.
+    again = client.post(url, _review_form_values(body) | {"step": "edit"}).content.decode()
+    assert 'value="2500"' in again and "data-review" not in again
+    assert TableChange.objects.filter(table=table).count() == 1
+    # The confirmation posts the same values back and saves them, with the reason.
+    response = client.post(url, _review_form_values(body) | {"step": "confirm"})
+    assert response.status_code == 302
+    main = BetLimit.objects.get(table=table, bet_type="main", currency="EUR")
+    assert (main.max, main.chips) == (250_000, [100, 500])
+    assert TableChange.objects.filter(table=table).latest("version").reason == "VIP evening"
+
+
+def test_a_review_without_a_change_or_a_reason_says_so_and_saves_nothing(client_for, operator, table):
+    client = client_for(operator)
+    url = reverse("table_limits", args=["FB01"])
+    body = client.post(url, _form_values(client, url)).content.decode()
+    assert "Nothing to save: these are the values in force" in body and "data-review" not in body
+    body = client.post(url, _form_values(client, url, reason="") | {"main__EUR__max": "2500"}).content.decode()
+    assert "Give a reason" in body and "data-review" not in body
+    assert TableChange.objects.filter(table=table).count() == 1
 
 
 @pytest.mark.parametrize(
@@ -278,7 +322,15 @@ def test_a_paytable_at_or_above_100_percent_cannot_be_saved(client_for, operator
     assert "RTP with 8 decks: <strong data-rtp>87.4699 %" in no_reason and "Enter a whole number" not in no_reason
     assert TablePaytable.objects.get(table=table, side_bet="perfect_pairs").paytable["perfect"] == 25
     values["perfect"] = "20"
-    response = client.post(url, values)
+    review = client.post(url, values)
+    assert review.status_code == 200
+    body = review.content.decode()
+    # The first post reviews: the pays that change, the RTP after, who reads the reason; nothing is saved.
+    assert "data-review" in body and "Perfect Pairs paytable: Perfect pair pays 25 to 1 → 20 to 1." in body
+    assert "returns 87.4699 % to players with 8 decks (now 95.9036 %)" in body
+    assert "Who will see the reason: operators and support" in body
+    assert TablePaytable.objects.get(table=table, side_bet="perfect_pairs").paytable["perfect"] == 25
+    response = client.post(url, _review_form_values(body) | {"step": "confirm"})
     assert response.status_code == 302
     assert TablePaytable.objects.get(table=table, side_bet="perfect_pairs").paytable["perfect"] == 20
     assert "RTP 87.4699 %" in client.get(response.url).content.decode()

@@ -69,7 +69,7 @@ def test_history_pages_by_keyset_and_htmx_appends_only_the_older_rows(client_for
         DepositFactory(player=player, amount=amount * 1_00)
     client = client_for(player)
     first = client.get(reverse("wallet_home")).content.decode()
-    assert first.count("<tr>\n  <td><time") == 50
+    assert first.count("<tr>\n  <td data-label=\"Date (UTC)\"><time") == 50
     older = re.search(r'hx-get="([^"]+)"', first).group(1).replace("&amp;", "&")
     fragment = client.get(older, HTTP_HX_REQUEST="true")
     text = fragment.content.decode()
