@@ -14,6 +14,7 @@ from django.db import connection
 from django.db.models import Prefetch, Q
 
 from rounds import snapshots, table_now, visibility
+from rounds.confirmation_view import confirmation_for
 from rounds.continuation_play import ContinuationState
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
@@ -495,7 +496,8 @@ def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, A
     record = round_record_load(round)
     dealer = dealer_cards_shown([str(card) for card in record.dealer_cards],
                                 hidden=not staff and hole_card_hidden(round))
-    spots = {s.id: s for s in Spot.objects.filter(round=round).only("id", "status", "insurance", "confirmed_at")}
+    spots = {s.id: s for s in Spot.objects.filter(round=round).only("id", "status", "insurance", "confirmed_at",
+                                                                   "deal_now_at")}
     view_spots = []
     for spot in record.spots:
         mine = viewer is not None and spot.player_id == getattr(viewer, "pk", None)
@@ -508,6 +510,7 @@ def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, A
         shown["status"] = spots[spot.id].status
         shown["insurance"] = spots[spot.id].insurance
         shown["confirmed"] = spots[spot.id].confirmed_at is not None
+        shown["deal_now"] = spots[spot.id].deal_now_at is not None
         if not (mine or staff):
             shown["decision"] = None
         view_spots.append(shown)
@@ -537,6 +540,7 @@ def round_view(*, round: Round, viewer=None, staff: bool = False) -> dict[str, A
         "settlement": _settlement_for(round, viewer, staff),
         "shoe": shoe_news(round=round),
         "paused": table_now.pause_notice(table=round.table, round=round),
+        "confirmation": None if staff else confirmation_for(round=round, viewer=viewer),
     }
     return view if staff else visibility.round_view_for_player(view=view, player_id=getattr(viewer, "pk", None))
 

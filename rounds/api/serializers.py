@@ -56,6 +56,8 @@ class SpotViewSerializer(serializers.Serializer):
     status = serializers.CharField()
     insurance = serializers.BooleanField(allow_null=True)
     confirmed = serializers.BooleanField()
+    deal_now = serializers.BooleanField(help_text="the seat's player pressed Deal Now (the seat takes no more Bet "
+                                        "Behind)")
     bets = BetViewSerializer(many=True)
     hands = HandViewSerializer(many=True)
     decision = DecisionOfferSerializer(allow_null=True, help_text="what you may decide now, if it is your turn")
@@ -101,6 +103,10 @@ class RoundViewSerializer(serializers.Serializer):
     shoe = ShoeNewsSerializer(help_text="the shoe's life: the cut card, the shoe's last round, a new shoe")
     paused = PauseNoticeSerializer(allow_null=True, help_text="while the table is paused for a problem: since "
                                    "when, and the message for players; null otherwise")
+    confirmation = serializers.ChoiceField(
+        choices=["by_hand", "automatic", "not_needed"], allow_null=True,
+        help_text="by_hand: show Confirm (unconfirmed bets go back when betting closes); automatic: no Confirm, the "
+                  "bets are confirmed when betting time ends; not_needed: bets stand at the close; null for staff")
 
 
 class OpenRoundSerializer(serializers.Serializer):

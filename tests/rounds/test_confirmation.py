@@ -180,3 +180,29 @@ def test_an_undo_racing_the_close_releases_each_stake_once(play, by_hand_table, 
         assert r.refresh().state == RoundState.SETTLING  # nothing confirmed: nothing to deal
         assert cash(player) == START
         services.round_settle(round_id=r.id)
+
+
+def test_the_round_view_tells_the_game_client_how_its_bets_are_confirmed_and_who_pressed_deal_now(
+    play, classic_table, by_hand_table, free_bet_table, funded
+):
+    from rounds.selectors import round_view
+
+    automatic, manual, seated = funded(), funded(), funded()
+    by_hand(manual)
+    auto_round = play(classic_table)
+    auto_round.bet(automatic, {"main": 1000}, seat=1)
+    assert round_view(round=auto_round.refresh(), viewer=automatic)["confirmation"] == "automatic"
+    assert round_view(round=auto_round.refresh(), viewer=manual)["confirmation"] == "by_hand"
+    assert round_view(round=auto_round.refresh(), staff=True)["confirmation"] is None
+    assert round_view(round=play(free_bet_table).refresh(), viewer=automatic)["confirmation"] == "not_needed"
+
+    r = play(by_hand_table)
+    r.bet(seated, {"main": 1000}, seat=1)
+    r.bet(manual, {"main": 1000}, seat=2)
+    view = round_view(round=r.refresh(), viewer=seated)
+    assert view["confirmation"] == "by_hand"
+    assert [(s["confirmed"], s["deal_now"]) for s in view["spots"]] == [(False, False)]
+    confirm(r, seated)
+    services.betting_confirm(round_id=r.id, player=seated)
+    view = round_view(round=r.refresh(), viewer=seated)
+    assert [(s["confirmed"], s["deal_now"]) for s in view["spots"]] == [(True, True)]
