@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 from django.conf import settings
 from django.db import connection
 from django.db.models import Case, F, IntegerField, Q, Sum, When
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from responsible.jurisdictions import jurisdiction_ensure
@@ -54,7 +55,12 @@ class PlayerState:
 
 
 def _when(value):
-    return parse_datetime(value) if isinstance(value, str) else value
+    # SQLite hands raw SQL its datetimes as text in UTC without an offset (Django stores them so).
+    if isinstance(value, str):
+        value = parse_datetime(value)
+    if value is not None and timezone.is_naive(value):
+        value = timezone.make_aware(value, UTC)
+    return value
 
 
 _STATE_SQL = """
