@@ -64,7 +64,10 @@ def test_operator_creates_a_table_edits_limits_and_a_paytable_watching_the_live_
     page.get_by_label("Main bet (EUR) chips").fill("2, 10, 50, 100")
     page.screenshot(path=OUTPUT / "tables-2-limits.png", full_page=True)
     page.get_by_label("Reason for this change").fill("Higher limits for the VIP room")
-    page.get_by_role("button", name="Save limits").click()
+    page.get_by_role("button", name="Review the change").click()
+    # The review says what saving changes before anything is saved.
+    expect(page.get_by_text("Main bet in EUR")).to_be_visible()
+    page.get_by_role("button", name="Save the limits").click()
     expect(page.get_by_text("Limits of LB07 saved.")).to_be_visible()
 
     page.get_by_role("link", name="Edit Perfect Pairs paytable").click()
@@ -77,7 +80,8 @@ def test_operator_creates_a_table_edits_limits_and_a_paytable_watching_the_live_
     page.get_by_label("Perfect pair pays (to 1)").fill("20")
     expect(live).to_have_text(f"{PP_20} %")
     page.get_by_label("Reason for this change").fill("Perfect Pairs promotion")
-    page.get_by_role("button", name="Save paytable").click()
+    page.get_by_role("button", name="Review the change").click()
+    page.get_by_role("button", name="Save the paytable").click()
     expect(page.get_by_text(f"Perfect Pairs paytable of LB07 saved: RTP {PP_20} %.")).to_be_visible()
     expect(page.locator('td[data-side-bet="perfect_pairs"]')).to_have_text(f"{PP_20} %")
 
