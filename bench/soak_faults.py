@@ -1,117 +1,181 @@
-"""The soak test's own PostgreSQL cluster and Redis server, and the faults it injects into them.
-
-Both run on ports of their own with their data under var/soak-<port>/, are created at the start of a soak and
-removed at its end, so that stopping them hurts nobody else: PostgreSQL is stopped with `pg_ctl stop -m
-immediate` (every backend killed, no checkpoint: a crash as far as the database can tell) and started again;
-Redis is killed with SIGKILL and started empty (it persists nothing), so every message waiting on a queue is
-lost and only the recovery sweep brings the rounds back. No Django import here."""
+"""The soak's faults while the tables play: the chaos thread that kills workers (whole, or one pool child) and
+starts them again, and the database and broker restarts between stretches of play, with the time each takes to
+recover (bench/soak_cluster.py runs the servers they hurt)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import subprocess
+import random
+import threading
 import time
 
-from bench.common import REPO, pg_bin
+from bench.common import Worker, percentile
+from bench.soak_cluster import PgCluster, RedisServer
+
+RECOVERY_GOAL_SECONDS = 10.0
 
 
-def _as_postgres(command: list[str]) -> list[str]:
-    # initdb and the server refuse to run as root; as root, run them as the postgres user.
-    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+class Chaos(threading.Thread):
+    """Kills, at random moments, a random worker whole or one of its pool's children, and starts it again.
 
+    A settlement takes milliseconds, so a kill at a purely random moment mostly finds the workers idle: after
+    the random wait, the kill waits (up to 3 s) for a round to be settling or refunding, so that many kills land
+    while a worker holds such a task. pause() holds the kills while the database or the broker is restarted."""
 
-class PgCluster:
-    """A throw-away PostgreSQL cluster (initdb + pg_ctl) on its own port and data folder."""
+    def __init__(self, workers: list[Worker], *, interval: tuple[float, float], seed: int):
+        super().__init__(name="chaos", daemon=True)
+        self.workers = workers
+        self.interval = interval
+        self.rng = random.Random(f"{seed}:chaos")
+        self.stop_event = threading.Event()
+        self.running = threading.Event()
+        self.running.set()
+        self.idle = threading.Lock()
+        self.kills = 0
+        self.child_kills = 0
+        self.while_settling = 0
+        self.error: BaseException | None = None
 
-    def __init__(self, *, port: int):
-        self.port = port
-        self.folder = REPO / "var" / f"soak-pg-{port}"
-        self.data = self.folder / "data"
-        self.log = self.folder / "server.log"
-
-    @property
-    def url(self) -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/casino_soak"
-
-    def create(self) -> None:
-        self.remove()
-        self.folder.mkdir(parents=True)
-        if os.geteuid() == 0:
-            shutil.chown(self.folder, "postgres", "postgres")
-        subprocess.run(_as_postgres([pg_bin("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
-                                     "-E", "UTF8", "--no-instructions"]), check=True, capture_output=True)
-        # fsync off: an immediate stop kills the server, not the machine, so what it wrote is in the page cache.
-        # Commits stay synchronous: an immediate stop must not lose a committed transaction.
-        conf = (f"port = {self.port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{self.folder}'\n"
-                "fsync = off\nfull_page_writes = off\nmax_connections = 100\nshared_buffers = 128MB\n")
-        with open(self.data / "postgresql.conf", "a") as handle:
-            handle.write(conf)
-        self.start()
-
-    def start(self) -> None:
-        subprocess.run(_as_postgres([pg_bin("pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
-                                     "start"]), check=True, capture_output=True)
-
-    def stop_immediate(self) -> None:
-        subprocess.run(_as_postgres([pg_bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"]),
-                       check=True, capture_output=True)
-
-    def remove(self) -> None:
-        if (self.data / "postmaster.pid").exists():
-            subprocess.run(_as_postgres([pg_bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"]),
-                           capture_output=True)
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
-class RedisServer:
-    """A redis-server of the soak's own, persisting nothing, on its own port."""
-
-    def __init__(self, *, port: int):
-        self.port = port
-        self.folder = REPO / "var" / f"soak-redis-{port}"
-        self.proc: subprocess.Popen | None = None
-
-    def url(self, db: int) -> str:
-        return f"redis://127.0.0.1:{self.port}/{db}"
-
-    def start(self) -> None:
-        binary = shutil.which("redis-server")
-        if not binary:
-            raise SystemExit("redis-server not found (the soak runs a Redis server of its own)")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        log = open(self.folder / "server.log", "a")  # noqa: SIM115 - owned by the process
-        self.proc = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder), "--daemonize", "no"], stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        deadline = time.monotonic() + 20
-        while not self.ping():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"redis-server on port {self.port} did not start; see {self.folder}/server.log")
-            time.sleep(0.05)
-
-    def ping(self) -> bool:
-        import redis
+    def settling_now(self) -> int:
+        from django.db import InterfaceError, OperationalError, connection
 
         try:
-            return bool(redis.Redis(port=self.port, socket_connect_timeout=0.5).ping())
-        except redis.RedisError:
-            return False
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT count(*) FROM rounds_round WHERE state = 'settling' "
+                               "OR (state = 'voided' AND refunds_done_at IS NULL)")
+                return cursor.fetchone()[0]
+        except (OperationalError, InterfaceError):  # the connection the database restart broke
+            connection.close()
+            return 0
 
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait()
+    def run(self) -> None:
+        from django.db import connections
 
-    def remove(self) -> None:
-        self.kill()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            while not self.stop_event.wait(self.rng.uniform(*self.interval)):
+                self.running.wait()
+                with self.idle:
+                    if self.stop_event.is_set() or not self.running.is_set():
+                        continue
+                    worker = self.rng.choice(self.workers)
+                    aim_until = time.monotonic() + 3.0
+                    while not (busy := self.settling_now()) and time.monotonic() < aim_until:
+                        time.sleep(0.01)
+                    if self.rng.random() < 0.5 and worker.kill_child(self.rng):
+                        self.child_kills += 1
+                    else:
+                        worker.kill()
+                        self.kills += 1
+                        time.sleep(self.rng.uniform(0.2, 2.0))
+                        worker.start()
+                    self.while_settling += 1 if busy else 0
+        except BaseException as error:  # reported by the main thread
+            self.error = error
+        finally:
+            connections.close_all()
+
+    def pause(self) -> None:
+        self.running.clear()
+        with self.idle:  # a kill under way ends (and its worker is started again) first
+            pass
+
+    def resume(self) -> None:
+        self.running.set()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        self.running.set()
+        self.join()
 
 
-def port_free(port: int) -> bool:
-    import socket
+class Faults:
+    """Database restarts and broker restarts, each between two stretches of play, and the recovery after each."""
 
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) != 0
+    def __init__(self, *, cluster: PgCluster, redis: RedisServer, workers: list[Worker], chaos: Chaos,
+                 outages: list[float]):
+        self.cluster = cluster
+        self.redis = redis
+        self.workers = workers
+        self.chaos = chaos
+        self.outages = outages  # seconds down, fault after fault in turn
+        self.done: list[dict] = []
+
+    def inject(self, kind: str, sims, bar, number: int) -> None:
+        """Every table plays a round up to the dealer's complete hand; the studio completes them all and the
+        fault lands while they settle (database) or while their settlements wait on the queue (broker)."""
+        from django.db import connections
+
+        from rounds.simulator.threads import parallel
+
+        self.chaos.pause()
+        for worker in self.workers:
+            if not worker.alive():
+                worker.start()
+        plays = parallel(sims, lambda sim: (sim, sim.play_round(number, until="dealer_complete")), threads=len(sims))
+        pending = [(sim, play) for sim, play in plays if sim.state_of(play.ref) == "dealer"]
+        ids = [play.ref.id for _sim, play in pending]
+        if kind == "broker":
+            for worker in self.workers:
+                worker.freeze(True)
+        parallel(pending, lambda item: item[0].transport.dealer_complete(studio=item[0].studio, round=item[1].ref,
+                                                                         now=item[0].now()), threads=len(sims))
+        settling = rounds_waiting(ids)
+        outage = self.outages[sum(1 for f in self.done if f["kind"] == kind) % len(self.outages)]
+        if kind == "database":
+            self.cluster.stop_immediate()
+            time.sleep(outage)
+            self.cluster.start()
+        else:
+            self.redis.kill()
+            # The workers live through the outage (what is already in their sockets runs, the rest is lost) and
+            # try to reach the broker again while it is away, as they would in production.
+            for worker in self.workers:
+                worker.freeze(False)
+            time.sleep(outage)
+            self.redis.start()
+        back = time.monotonic()
+        connections.close_all()
+        deadline = back + 240
+        while (waiting := rounds_waiting(ids)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.done.append({"kind": kind, "rounds": len(ids), "settling at the fault": settling, "outage": outage,
+                          "recovered": not waiting, "seconds": time.monotonic() - back})
+        for sim, play in pending:
+            sim.round_finish(play.ref)
+            sim.after_round(play)
+            if sim.shoe is not None and sim.shoe.cut_card_reached:
+                sim.shoe_new()
+            bar.tick(sim.state_of(play.ref))
+        self.chaos.resume()
+
+    def lines(self) -> list[str]:
+        out = []
+        for kind, what in (("database", "PostgreSQL stopped (`pg_ctl stop -m immediate`) while rounds settled"),
+                           ("broker", "Redis killed (SIGKILL, nothing persisted) with settlements queued")):
+            runs = [f for f in self.done if f["kind"] == kind]
+            if not runs:
+                continue
+            seconds = [f["seconds"] for f in runs]
+            downs = sorted({f["outage"] for f in runs})
+            out.append(
+                f"| {what}, started again {' or '.join(f'{d:.0f}' for d in downs)} s later | {len(runs)} | "
+                f"{sum(f['rounds'] for f in runs)} rounds waiting ({sum(f['settling at the fault'] for f in runs)} "
+                f"not settled at the fault) | {min(seconds):.1f} / {percentile(seconds, 0.5):.1f} / "
+                f"{max(seconds):.1f} s | {'met' if max(seconds) < RECOVERY_GOAL_SECONDS else '**not met**'} |")
+        return out
+
+
+def rounds_waiting(ids: list[int]) -> int:
+    """How many of these rounds are not yet settled, or voided with their refunds done (retries while the
+    database comes back)."""
+    from django.db import InterfaceError, OperationalError, connections
+
+    from rounds.models import Round
+
+    for _attempt in range(100):
+        try:
+            return (Round.objects.filter(pk__in=ids).exclude(state="settled")
+                    .exclude(state="voided", refunds_done_at__isnull=False).count())
+        except (OperationalError, InterfaceError):
+            connections.close_all()
+            time.sleep(0.1)
+    raise SystemExit("the soak's database did not come back")
