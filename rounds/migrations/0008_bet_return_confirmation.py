@@ -4,19 +4,12 @@ import django.db.models.deletion
 import django.utils.timezone
 from django.db import migrations, models
 
+from casino import append_only
 
-def _append_only(apps, schema_editor):
-    # The same guard as the other facts of a round (0002): a returned bet is never un-returned.
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(
-            "CREATE TRIGGER rounds_betreturn_append_only BEFORE UPDATE OR DELETE ON rounds_betreturn "
-            "FOR EACH ROW EXECUTE FUNCTION rounds_refuse_change()", params=None)
-
-
-def _append_only_undo(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("DROP TRIGGER IF EXISTS rounds_betreturn_append_only ON rounds_betreturn",
-                              params=None)
+# The same guard as the other facts of a round (0002, whose function it shares): a returned bet is never
+# un-returned.
+BET_RETURN_GUARD = [append_only.refuse_trigger("rounds_betreturn", function="rounds_refuse_change")]
+BET_RETURN_GUARD_UNDO = [append_only.drop_trigger("rounds_betreturn")]
 
 
 class Migration(migrations.Migration):
@@ -49,5 +42,5 @@ class Migration(migrations.Migration):
                 'constraints': [models.CheckConstraint(condition=models.Q(('reason__in', ['undo', 'unconfirmed'])), name='rounds_bet_return_reason_known')],
             },
         ),
-        migrations.RunPython(_append_only, _append_only_undo),
+        append_only.on_postgres(BET_RETURN_GUARD, BET_RETURN_GUARD_UNDO),
     ]

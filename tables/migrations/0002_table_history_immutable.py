@@ -1,37 +1,21 @@
 """PostgreSQL refuses UPDATE and DELETE on table history, so not even raw SQL can rewrite it.
 
 TRUNCATE (used by test flushes) is a statement-level operation and is not affected. SQLite (development only)
-relies on the model and queryset guards.
+relies on the model and queryset guards. The SQL is casino.append_only's; this guard keeps its own trigger name
+and PL/pgSQL's default error (raise_exception), as it always had.
 """
 
 from django.db import migrations
 
-CREATE = """
-CREATE OR REPLACE FUNCTION tables_tablechange_immutable() RETURNS trigger AS $$
-BEGIN
-    RAISE EXCEPTION 'table history is immutable: % on tables_tablechange refused', TG_OP;
-END;
-$$ LANGUAGE plpgsql;
-CREATE TRIGGER tables_tablechange_immutable
-    BEFORE UPDATE OR DELETE ON tables_tablechange
-    FOR EACH ROW EXECUTE FUNCTION tables_tablechange_immutable();
-"""
+from casino import append_only
 
-DROP = """
-DROP TRIGGER IF EXISTS tables_tablechange_immutable ON tables_tablechange;
-DROP FUNCTION IF EXISTS tables_tablechange_immutable();
-"""
-
-
-def _on_postgres(sql):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql, params=None)
-
-    return run
+FORWARD, BACKWARD = append_only.guard(
+    "tables_tablechange", function="tables_tablechange_immutable", trigger="tables_tablechange_immutable",
+    args="TG_OP", errcode=None, replace=True,
+    message="table history is immutable: % on tables_tablechange refused")
 
 
 class Migration(migrations.Migration):
     dependencies = [("tables", "0001_tables_limits_paytables_history")]
 
-    operations = [migrations.RunPython(_on_postgres(CREATE), _on_postgres(DROP))]
+    operations = [append_only.on_postgres(FORWARD, BACKWARD)]

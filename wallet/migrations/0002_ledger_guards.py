@@ -2,28 +2,21 @@
 
 SQLite (the embedded default) skips them; there the services' own checks stand alone, and the test suite,
 which runs on PostgreSQL, proves the triggers. Row-level UPDATE/DELETE triggers do not fire on TRUNCATE,
-which is how test databases are flushed.
+which is how test databases are flushed. The append-only triggers' SQL is casino.append_only's.
 """
 
 from django.db import migrations
 
+from casino import append_only
+
 APPEND_ONLY_TABLES = ("wallet_entry", "wallet_ledgertransaction", "wallet_bet", "wallet_betresolution")
 
+APPEND_ONLY, APPEND_ONLY_UNDO = append_only.guards(
+    APPEND_ONLY_TABLES, function="wallet_refuse_change",
+    message="% is append-only: % refused; correct it with a new transaction")
+
 FORWARD = [
-    """
-    CREATE FUNCTION wallet_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION '% is append-only: % refused; correct it with a new transaction', TG_TABLE_NAME, TG_OP
-            USING ERRCODE = 'integrity_constraint_violation';
-    END $$
-    """,
-    *[
-        f"""
-        CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table}
-            FOR EACH ROW EXECUTE FUNCTION wallet_refuse_change()
-        """
-        for table in APPEND_ONLY_TABLES
-    ],
+    *APPEND_ONLY,
     # An account's owner, kind and currency give its entries their meaning: only its balance may change.
     # The WHEN clause keeps the function call off the hot path of balance updates.
     """
@@ -86,23 +79,11 @@ BACKWARD = [
     "DROP FUNCTION IF EXISTS wallet_zero_sum_check()",
     "DROP FUNCTION IF EXISTS wallet_zero_sum_queue()",
     "DROP TRIGGER IF EXISTS wallet_account_identity_fixed ON wallet_account",
-    *[f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}" for table in APPEND_ONLY_TABLES],
-    "DROP FUNCTION IF EXISTS wallet_refuse_change()",
+    *APPEND_ONLY_UNDO,
 ]
-
-
-def _run(statements):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor != "postgresql":
-            return
-        for statement in statements:
-            # params=None: the PL/pgSQL bodies use % as RAISE placeholders, not driver parameters.
-            schema_editor.execute(statement, params=None)
-
-    return run
 
 
 class Migration(migrations.Migration):
     dependencies = [("wallet", "0001_ledger")]
 
-    operations = [migrations.RunPython(_run(FORWARD), _run(BACKWARD))]
+    operations = [append_only.on_postgres(FORWARD, BACKWARD)]
