@@ -10,6 +10,7 @@ Player pages are translated: every sentence here goes through gettext, money thr
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -24,7 +25,7 @@ from casino.money import format_minor
 from rounds.audit_words import card_text
 from rounds.game_history import GameRow, game_rows
 from rounds.labels import action_label, void_reason_text
-from rounds.models import Round, RoundBet, RoundEvent, RoundState, Spot, VoidKind
+from rounds.models import ReturnReason, Round, RoundBet, RoundEvent, RoundState, Spot, VoidKind
 
 # Names from rounds.labels that the steps translate at run time; marked here so makemessages keeps them.
 _TRANSLATED_NAMES = (
@@ -102,14 +103,22 @@ class _Names:
     def __init__(self, spots: dict[int, Spot], viewer):
         self.spots, self.viewer = spots, viewer
 
-    def of(self, spot_id) -> str | None:
+    def of(self, spot_id, *, seat: int | None = None) -> str | None:
+        """"You (seat 3)"; `seat` the spot's seat when the event happened (a seat move changes it later)."""
         spot = self.spots.get(spot_id)
         if spot is None:
             return None  # another player's spot, on a player's page: left out
-        where = ((_("Bet Behind on seat %(seat)s") if spot.behind else _("seat %(seat)s")) % {"seat": spot.seat}
-                 if spot.seat else "")
-        who = _("You") if self.viewer is not None else spot.player.get_username()
+        seat = seat or spot.seat
+        where = ((_("Bet Behind on seat %(seat)s") if spot.behind else _("seat %(seat)s")) % {"seat": seat}
+                 if seat else "")
+        who = self.who(spot_id)
         return f"{who} ({where})" if where else who
+
+    def who(self, spot_id) -> str | None:
+        spot = self.spots.get(spot_id)
+        if spot is None:
+            return None
+        return _("You") if self.viewer is not None else spot.player.get_username()
 
 
 def _bets_text(bets: list[dict[str, Any]], currency: str) -> str:
@@ -172,7 +181,7 @@ def _event_text(kind: str, p: dict[str, Any], names: _Names, *, staff: bool) -> 
         return _("The round opened (shoe %(shoe)s).") % {"shoe": p.get("shoe")}
     if kind == "bets_placed":
         spot = p.get("spot") or {}
-        who = names.of(spot.get("id"))
+        who = names.of(spot.get("id"), seat=spot.get("seat"))
         if who is None:
             return None
         return _("%(who)s bet %(bets)s.") % {"who": who, "bets": _bets_text(p.get("bets", []),
@@ -204,8 +213,17 @@ def _event_text(kind: str, p: dict[str, Any], names: _Names, *, staff: bool) -> 
                 else _("Every stake was refunded."))
     if kind == "spot_voided":
         who = names.of(p.get("spot"))
-        return None if who is None else _("%(who)s: bets returned (%(why)s).") % {"who": who,
-                                                                                 "why": p.get("reason", "")}
+        if who is None:
+            return None
+        return _("%(who)s got %(bets)s back (%(why)s).") % {
+            "who": who, "bets": _returned_bets(p.get("bets", [])) or _("the bets"),
+            "why": _spot_void_reason(p.get("reason", ""))}
+    if kind == "bets_returned":
+        return _bets_returned_text(p, names)
+    if kind == "spot_moved":
+        who = names.who(p.get("spot"))
+        return None if who is None else _("%(who)s moved from seat %(from)s to seat %(to)s.") % {
+            "who": who, "from": p.get("from_seat"), "to": p.get("to_seat")}
     if kind == "malfunction":
         return _("A malfunction was found: %(why)s") % {"why": p.get("reason", "")}
     if kind == "paused":
@@ -223,6 +241,57 @@ def _event_text(kind: str, p: dict[str, Any], names: _Names, *, staff: bool) -> 
     if kind == "attention_retried" and staff:
         return _("Staff retried it: %(why)s") % {"why": p.get("reason", "")}
     return None
+
+
+def _returned_bets(bet_ids: list[int]) -> str:
+    """The bets given back, each with its amount ("Main 10.00 EUR, 21+3 5.00 EUR")."""
+    bets = list(RoundBet.objects.filter(pk__in=bet_ids).order_by("id").values("kind", "amount", "currency"))
+    return _bets_text(bets, bets[0]["currency"]) if bets else ""
+
+
+def _return_reason(reason: str) -> str:
+    """Why bets went back while betting was open (BetReturn.reason), in the reader's words."""
+    return {ReturnReason.UNDO: _("undone"),
+            ReturnReason.UNCONFIRMED: _("not confirmed before betting closed")}.get(reason, reason)
+
+
+# A spot voided while betting was open says why in the service's English words (rounds.services: betting,
+# dealing, returns, seats); these are the ones a player reads about their own bets.
+_SPOT_VOID_REASONS = {
+    "undone by the player": ReturnReason.UNDO,
+    "bets not confirmed by the close": ReturnReason.UNCONFIRMED,
+}
+
+
+def _spot_void_reason(reason: str) -> str:
+    if reason in _SPOT_VOID_REASONS:
+        return _return_reason(_SPOT_VOID_REASONS[reason])
+    if reason == "player disconnected while betting was open":
+        return _("disconnected while betting was open")
+    if reason == "the seat player placed no bet":
+        return _("the player on the seat placed no bet")
+    gave_up = re.fullmatch(r"the player gave up seat (\d+)", reason)
+    if gave_up:
+        return _("seat %(seat)s given up") % {"seat": gave_up.group(1)}
+    return reason
+
+
+def _bets_returned_text(p: dict[str, Any], names: _Names) -> str | None:
+    """Some bets of a spot given back, the spot staying (an undo, bets not confirmed): per spot, which."""
+    bets = RoundBet.objects.filter(pk__in=p.get("bets", [])).order_by("id").values("spot_id", "kind", "amount",
+                                                                                    "currency")
+    per_spot: dict[int, list[dict[str, Any]]] = {}
+    for bet in bets:
+        per_spot.setdefault(bet["spot_id"], []).append(bet)
+    parts = []
+    for spot_id, spot_bets in per_spot.items():
+        who = names.of(spot_id)
+        if who is not None:
+            parts.append(_("%(who)s got %(bets)s back") % {"who": who,
+                                                            "bets": _bets_text(spot_bets, spot_bets[0]["currency"])})
+    if not parts:
+        return None
+    return _("%(returns)s (%(why)s).") % {"returns": "; ".join(parts), "why": _return_reason(p.get("reason", ""))}
 
 
 def stakes_held(*, round: Round) -> list[dict[str, Any]]:

@@ -101,3 +101,46 @@ def test_the_players_game_page_names_its_cards_and_seats_in_swedish_for_a_swedis
     staff = plain(text(client_for(support).get(reverse("backoffice_round", args=[settled.game_number]),
                                               HTTP_ACCEPT_LANGUAGE="sv")))
     assert "Seat 1" in staff and "Recorded (UTC)" in staff and "Plats 1" not in staff
+
+
+def _moves_and_returns(play, classic_table, funded):
+    """A player on seat 2 moves to seat 5, adds a bet and undoes it, takes seat 1 and gives it up."""
+    from rounds.services import bets_undo, seat_give_up, seat_move
+    from tests.factories import new_key
+
+    player = funded(username="mover", cash=100_00)
+    r = play(classic_table)
+    r.bet(player, {"main": 1000}, seat=2)
+    seat_move(round_id=r.id, player=player, from_seat=2, to_seat=5, idempotency_key=new_key())
+    r.bet(player, {"main": 500}, seat=5)
+    bets_undo(round_id=r.id, player=player, idempotency_key=new_key())
+    r.bet(player, {"main": 2000}, seat=1)
+    seat_give_up(round_id=r.id, player=player, seat=1, idempotency_key=new_key())
+    return r, player
+
+
+def test_the_steps_say_which_bets_went_back_and_where_the_player_moved(client_for, support, play, classic_table,
+                                                                       funded):
+    r, player = _moves_and_returns(play, classic_table, funded)
+    assert [step.text for step in round_summary(round=r.round, player=player).steps] == [
+        "The round opened (shoe 1).",
+        "You (seat 2) bet Main 10.00 EUR.",
+        "You moved from seat 2 to seat 5.",
+        "You (seat 5) bet Main 5.00 EUR.",
+        "You (seat 5) got Main 5.00 EUR back (undone).",
+        "You (seat 1) bet Main 20.00 EUR.",
+        "You (seat 1) got Main 20.00 EUR back (seat 1 given up).",
+    ]
+    mine = summary_of(text(client_for(player).get(reverse("player_game", args=[r.round.game_number]))))
+    assert "You moved from seat 2 to seat 5." in mine and "You (seat 5) got Main 5.00 EUR back (undone)." in mine
+    staff = summary_of(text(client_for(support).get(reverse("backoffice_round", args=[r.round.game_number]))))
+    assert "mover moved from seat 2 to seat 5." in staff and "mover (seat 1) got Main 20.00 EUR back" in staff
+
+
+def test_bets_going_back_and_seat_moves_read_in_swedish(play, classic_table, funded):
+    r, player = _moves_and_returns(play, classic_table, funded)
+    with translation.override("sv"):
+        steps = [step.text for step in round_summary(round=r.round, player=player).steps]
+    assert steps[2] == "Du flyttade från plats 2 till plats 5."
+    assert steps[4] == "Du (plats 5) fick tillbaka Huvudinsats 5,00\xa0€ (ångrad)."
+    assert steps[6] == "Du (plats 1) fick tillbaka Huvudinsats 20,00\xa0€ (plats 1 lämnad)."
