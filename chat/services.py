@@ -51,7 +51,10 @@ def _table_state(table: Table) -> str | None:
 
 
 def chat_post(*, player, table: Table, body, now: datetime | None = None) -> ChatMessage:
-    """A player's message at a table they sit at; refused with support's reason when their chat is disabled."""
+    """A player's message at a table they sit at; refused with support's reason when their chat is disabled.
+
+    Presence is the doors' check (rounds.presence.require_presence: this session's, not any of the player's):
+    the in-process callers, the simulator among them, have no session to give."""
     require_permission(player, "play")
     text = chat_body_check(body)
     profile = player_selectors.player_profile(player=player)

@@ -51,3 +51,27 @@ def test_refusals_come_back_with_the_form_and_store_nothing(client_for, personas
     assert outsider.post(chat, {"body": "hi"}).status_code == 409
     assert client_for(personas["player"]).get(reverse("player_table_chat", args=["NOPE"])).status_code == 404
     assert not ChatMessage.objects.exists()
+
+
+def test_the_page_refuses_a_session_another_device_took_over_and_stores_nothing(client_for, personas, table):
+    """The page is a door like the API: the play gate reads this session's presence, not any presence of the
+    player (which the laptop's would pass, since the phone's is live)."""
+    laptop = joined(client_for(personas["player"]))
+    phone = joined(client_for(personas["player"]))  # the player moves to the phone: the laptop's is replaced
+    chat = reverse("player_table_chat", args=["CH02"])
+    refused = laptop.post(chat, {"body": "from the laptop"}, HTTP_HX_REQUEST="true")
+    assert refused.status_code == 409 and "from another device or browser" in refused.content.decode()
+    assert "from another device or browser" in laptop.get(chat).content.decode()
+    assert phone.post(chat, {"body": "from the phone"}).status_code == 302
+    assert list(ChatMessage.objects.values_list("body", flat=True)) == ["from the phone"]
+
+
+def test_the_service_leaves_presence_to_the_doors(personas, table):
+    """Why the gate is at the doors: a session is the door's to know (a browser's cookie, an API key). The
+    service is also called in-process with no session (the simulator's services transport, the studio's
+    tools), so it checks what needs no session: the permission, the text, a disabled chat, an open table."""
+    from chat import services
+
+    # Never joined: a gate inside the service would refuse this, and with it every in-process caller.
+    message = services.chat_post(player=personas["player"], table=table, body="posted in-process")
+    assert ChatMessage.objects.get().pk == message.pk
