@@ -35,6 +35,9 @@ class RtpDaily(models.Model):
     initial = models.BigIntegerField(help_text="initial stakes, minor units")
     staked = models.BigIntegerField(help_text="everything staked (doubles and splits too), minor units")
     returned = models.BigIntegerField(help_text="cash (and Golden Chips) returned, minor units")
+    # The promotional part of staked and returned (the GGR report counts cash only; RTP counts both).
+    chips_staked = models.BigIntegerField(default=0, help_text="Golden Chips staked, minor units")
+    chips_returned = models.BigIntegerField(default=0, help_text="Golden Chips given back (pushes), minor units")
     # Sums of squares for the standard error: statistics, not money.
     initial_sq = models.FloatField()
     net_sq = models.FloatField()
@@ -45,10 +48,49 @@ class RtpDaily(models.Model):
                                     name="backoffice_rtp_daily_once"),
             models.CheckConstraint(condition=Q(staked__gte=0, returned__gte=0, initial__gte=0),
                                    name="backoffice_rtp_daily_amounts_not_negative"),
+            models.CheckConstraint(condition=Q(chips_staked__gte=0, chips_staked__lte=models.F("staked"),
+                                               chips_returned__gte=0, chips_returned__lte=models.F("returned")),
+                                   name="backoffice_rtp_daily_chips_within_totals"),
         ]
 
     def __str__(self) -> str:
         return f"{self.day} table {self.table_id} v{self.config_version} {self.bet_type} {self.currency}"
+
+
+class RtpDailyRounds(models.Model):
+    """Settled rounds of one day at one table with a bet in one currency: the GGR report's round count, which the
+    per-bet-type rows cannot give (a round with a main bet and a side bet is in both)."""
+
+    day = models.DateField()
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    currency = models.CharField(max_length=3)
+    rounds = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["day", "table", "currency"],
+                                               name="backoffice_rtp_daily_rounds_once")]
+
+    def __str__(self) -> str:
+        return f"{self.day} table {self.table_id} {self.currency}: {self.rounds} rounds"
+
+
+class RtpDailyPlayer(models.Model):
+    """A player who had a settled bet of one bet type at one table in one currency that day. Kept per player, not
+    as a count, because active players of a period are distinct players: daily counts do not add up."""
+
+    day = models.DateField()
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    currency = models.CharField(max_length=3)
+    bet_type = models.CharField(max_length=16)
+    # Not a foreign key: the rollup is a cache and must never stand in the way of anything done to a user row.
+    player_id = models.BigIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["day", "table", "currency", "bet_type", "player_id"],
+                                               name="backoffice_rtp_daily_player_once")]
+
+    def __str__(self) -> str:
+        return f"{self.day} table {self.table_id} {self.currency} {self.bet_type}: player {self.player_id}"
 
 
 class RtpAlert(models.Model):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -42,6 +42,7 @@ from tables import rtp as table_rtp
 from tables import rtp_exact
 from tables.models import Table, TableState
 from wallet.audit import STRANDED_MONEY, Discrepancy, ledger_audit_run
+from wallet.models import Funding
 
 Z_95 = 1.96
 Z_997 = 3.0
@@ -104,13 +105,16 @@ def _aggregate(*, since: datetime, until: datetime, table_id: int | None = None,
     sql = f"""
         SELECT {outer_select}table_id, config_version, bet_type, currency, COUNT(DISTINCT round_id) AS rounds,
                COUNT(*) AS bets, SUM(initial) AS initial, SUM(staked) AS staked, SUM(returned) AS returned,
+               SUM(chips_staked) AS chips_staked, SUM(chips_returned) AS chips_returned,
                SUM(CAST(initial AS DOUBLE PRECISION) * initial) AS initial_sq,
                SUM(CAST(returned - staked AS DOUBLE PRECISION) * (returned - staked)) AS net_sq
         FROM (
             SELECT {bucket_column} r.table_id AS table_id, r.config_version AS config_version,
                    {BET_TYPE_SQL} AS bet_type, b.currency AS currency, b.spot_id AS spot_id, r.id AS round_id,
                    SUM(CASE WHEN b.kind IN ({_kinds(INITIAL_KINDS)}) THEN b.amount ELSE 0 END) AS initial,
-                   SUM(b.amount) AS staked, SUM(res.cash_return + res.chips_return) AS returned
+                   SUM(b.amount) AS staked, SUM(res.cash_return + res.chips_return) AS returned,
+                   SUM(CASE WHEN b.funding = '{Funding.GOLDEN_CHIPS.value}' THEN b.amount ELSE 0 END) AS chips_staked,
+                   SUM(res.chips_return) AS chips_returned
             FROM rounds_roundbet b
             JOIN rounds_round r ON r.id = b.round_id
             JOIN rounds_spot s ON s.id = b.spot_id
@@ -127,7 +131,7 @@ def _aggregate(*, since: datetime, until: datetime, table_id: int | None = None,
         columns = [c[0] for c in cursor.description]
         rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
     for row in rows:
-        for name in ("initial", "staked", "returned", "rounds", "bets"):
+        for name in ("initial", "staked", "returned", "chips_staked", "chips_returned", "rounds", "bets"):
             row[name] = int(row[name] or 0)
         row["initial_sq"] = float(row["initial_sq"] or 0.0)
         row["net_sq"] = float(row["net_sq"] or 0.0)
@@ -141,12 +145,12 @@ def _midnight(moment: datetime) -> datetime:
     return datetime(moment.year, moment.month, moment.day, tzinfo=UTC)
 
 
-def _totals(*, since: datetime, until: datetime, table_id: int | None = None, bet_type: str | None = None,
-            currency: str | None = None, by_day: bool = False) -> list[dict[str, Any]]:
-    """The rows of _aggregate for [since, until): whole days before today from the daily totals where they are
-    rolled up, everything else live. With `by_day`, each row carries its UTC day as `bucket`."""
+def rolled_up_split(*, since: datetime, until: datetime) -> tuple[list[date], list[tuple[datetime, datetime]]]:
+    """[since, until) as the whole UTC days before today whose daily totals are rolled up, and the spans left to
+    compute live (the partial first day, days not rolled up, consecutive ones merged, and the rest to `until`).
+    Every read of the daily totals (this report, the GGR report) splits a period here."""
     if until <= since:
-        return []
+        return [], []
     first_full = _midnight(since) if _midnight(since) == since else _midnight(since) + timedelta(days=1)
     full_end = min(_midnight(until), _midnight(timezone.now()))
     days = []
@@ -155,20 +159,6 @@ def _totals(*, since: datetime, until: datetime, table_id: int | None = None, be
         days.append(day)
         day += timedelta(days=1)
     done = set(RtpDay.objects.filter(day__in=[d.date() for d in days]).values_list("day", flat=True))
-    rows: list[dict[str, Any]] = []
-    if done:
-        daily = RtpDaily.objects.filter(day__in=done)
-        if table_id is not None:
-            daily = daily.filter(table_id=table_id)
-        if bet_type is not None:
-            daily = daily.filter(bet_type=bet_type)
-        if currency is not None:
-            daily = daily.filter(currency=currency)
-        for row in daily.values("day", "table_id", "config_version", "bet_type", "currency", "rounds", "bets",
-                                "initial", "staked", "returned", "initial_sq", "net_sq"):
-            row["bucket"] = datetime.combine(row.pop("day"), datetime.min.time(), tzinfo=UTC) if by_day else None
-            rows.append(row)
-    # Live spans: the partial first day, days not rolled up (consecutive ones merged), and the rest to `until`.
     spans: list[list[datetime]] = []
     edges = [(since, min(first_full, until))] if since < first_full else []
     edges += [(d, d + timedelta(days=1)) for d in days if d.date() not in done]
@@ -182,6 +172,28 @@ def _totals(*, since: datetime, until: datetime, table_id: int | None = None, be
             spans[-1][1] = end
         else:
             spans.append([start, end])
+    return sorted(done), [(start, end) for start, end in spans]
+
+
+def _totals(*, since: datetime, until: datetime, table_id: int | None = None, bet_type: str | None = None,
+            currency: str | None = None, by_day: bool = False) -> list[dict[str, Any]]:
+    """The rows of _aggregate for [since, until): whole days before today from the daily totals where they are
+    rolled up, everything else live. With `by_day`, each row carries its UTC day as `bucket`."""
+    done, spans = rolled_up_split(since=since, until=until)
+    rows: list[dict[str, Any]] = []
+    if done:
+        daily = RtpDaily.objects.filter(day__in=done)
+        if table_id is not None:
+            daily = daily.filter(table_id=table_id)
+        if bet_type is not None:
+            daily = daily.filter(bet_type=bet_type)
+        if currency is not None:
+            daily = daily.filter(currency=currency)
+        for row in daily.values("day", "table_id", "config_version", "bet_type", "currency", "rounds", "bets",
+                                "initial", "staked", "returned", "chips_staked", "chips_returned", "initial_sq",
+                                "net_sq"):
+            row["bucket"] = datetime.combine(row.pop("day"), datetime.min.time(), tzinfo=UTC) if by_day else None
+            rows.append(row)
     for start, end in spans:
         rows += _aggregate(since=start, until=end, table_id=table_id, bet_type=bet_type, currency=currency,
                            bucket="day" if by_day else None)

@@ -1,4 +1,6 @@
-"""The back office's only writes: the daily RTP totals (a cache of settled rounds, recomputed whole per day).
+"""The back office's only writes: the daily totals of settled rounds (a cache, recomputed whole per day) that the
+RTP report, the dashboard and the GGR report read: money per table, version, bet type and currency (RtpDaily),
+rounds per table and currency (RtpDailyRounds) and the players who bet (RtpDailyPlayer).
 
 Decisions where the issue is silent:
 - A day is rolled up once it is over (UTC); the periodic task recomputes yesterday on every run (a round whose
@@ -14,8 +16,8 @@ from datetime import UTC, date, datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from backoffice import reports
-from backoffice.models import RtpAlert, RtpDaily, RtpDay
+from backoffice import ggr, reports
+from backoffice.models import RtpAlert, RtpDaily, RtpDailyPlayer, RtpDailyRounds, RtpDay
 from rounds.models import Round, VoidKind
 
 BACKFILL_DAYS = 90
@@ -34,16 +36,29 @@ def rtp_day_rollup(*, day: date, now: datetime | None = None) -> int:
     if day >= _today(now):
         raise ValueError(f"{day} is not over yet: only days before today are rolled up")
     since = datetime.combine(day, datetime.min.time(), tzinfo=UTC)
-    rows = reports._aggregate(since=since, until=since + timedelta(days=1))
+    until = since + timedelta(days=1)
+    rows = reports._aggregate(since=since, until=until)
+    rounds, players = ggr.activity_aggregate(since=since, until=until)
     with transaction.atomic(durable=True):
-        RtpDaily.objects.filter(day=day).delete()
+        for model in (RtpDaily, RtpDailyRounds, RtpDailyPlayer):
+            model.objects.filter(day=day).delete()
         RtpDaily.objects.bulk_create([
             RtpDaily(day=day, table_id=row["table_id"], config_version=row["config_version"],
                      bet_type=row["bet_type"], currency=row["currency"], rounds=row["rounds"], bets=row["bets"],
                      initial=row["initial"], staked=row["staked"], returned=row["returned"],
+                     chips_staked=row["chips_staked"], chips_returned=row["chips_returned"],
                      initial_sq=row["initial_sq"], net_sq=row["net_sq"])
             for row in rows
         ])
+        RtpDailyRounds.objects.bulk_create([
+            RtpDailyRounds(day=day, table_id=row["table_id"], currency=row["currency"], rounds=row["rounds"])
+            for row in rounds
+        ])
+        RtpDailyPlayer.objects.bulk_create([
+            RtpDailyPlayer(day=day, table_id=row["table_id"], currency=row["currency"], bet_type=row["bet_type"],
+                           player_id=row["player_id"])
+            for row in players
+        ], batch_size=2000)
         RtpDay.objects.update_or_create(day=day, defaults={"computed_at": timezone.now()})
     return len(rows)
 

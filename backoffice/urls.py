@@ -1,6 +1,6 @@
 from django.urls import path
 
-from backoffice import staff_activity, views
+from backoffice import ggr_views, staff_activity, views
 
 urlpatterns = [
     path("search/", views.search, name="backoffice_search"),
@@ -19,6 +19,8 @@ urlpatterns = [
     path("dashboard/", views.dashboard, name="backoffice_dashboard"),
     path("dashboard/rtp/", views.rtp_report, name="backoffice_rtp"),
     path("dashboard/rtp.csv", views.rtp_report_csv, name="backoffice_rtp_csv"),
+    path("reports/ggr/", ggr_views.ggr_page, name="backoffice_ggr"),
+    path("reports/ggr.csv", ggr_views.ggr_csv, name="backoffice_ggr_csv"),
     path("staff-activity/", staff_activity.staff_activity, name="staff_activity"),
     path("staff-activity.csv", staff_activity.staff_activity_csv, name="staff_activity_csv"),
 ]

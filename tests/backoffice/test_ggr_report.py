@@ -1,0 +1,310 @@
+"""The GGR and hold report against a simulated month whose totals the test computes itself: rounds played through
+the services on each of the 30 days before today (and one today), at two tables and in two currencies, with main
+bets, a side bet, Bet Behind and Golden Chips; the days rolled up by the beat task's service, today live. Every
+figure is compared to the minor unit; a reversal on a past day changes that day; the CSV is the page."""
+
+import csv
+import io
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from html.parser import HTMLParser
+
+import pytest
+import time_machine
+from django.urls import reverse
+from django.utils import timezone
+
+from backoffice import ggr
+from backoffice import services as backoffice_services
+from backoffice.models import RtpDailyPlayer, RtpDailyRounds, RtpDay
+from casino.money import format_minor, parse_major
+from rounds import services as round_services
+from tests.factories import RoundTableFactory
+
+pytestmark = pytest.mark.django_db
+
+DAYS = 30
+
+
+@dataclass
+class Expected:
+    rounds: int = 0
+    players: set = field(default_factory=set)
+    staked: int = 0
+    returned: int = 0
+    chips_staked: int = 0
+    chips_returned: int = 0
+
+    def add(self, *, player, staked=0, returned=0, chips_staked=0, chips_returned=0):
+        self.players.add(player.pk)
+        self.staked += staked
+        self.returned += returned
+        self.chips_staked += chips_staked
+        self.chips_returned += chips_returned
+
+    def figures(self):
+        ggr_ = self.staked - self.returned
+        hold = (Decimal(ggr_ * 100) / self.staked).quantize(Decimal("0.01"), ROUND_HALF_UP) if self.staked else None
+        return (self.rounds, len(self.players), self.staked, self.returned, ggr_, hold, self.chips_staked,
+                self.chips_returned)
+
+
+def figures(line):
+    return (line.rounds, line.active_players, line.staked, line.returned, line.ggr, line.hold, line.chips_staked,
+            line.chips_returned)
+
+
+class Month:
+    """Plays the month and books, bet by bet, what each round must add to each line of the report."""
+
+    def __init__(self, play, funded):
+        self.play = play
+        self.today = timezone.now().astimezone(UTC).date()
+        self.first = self.today - timedelta(days=DAYS)
+        self.main = RoundTableFactory(profile="classic", code="LB31", currencies=["EUR", "SEK"])
+        self.side = RoundTableFactory(profile="classic", code="LB32")
+        self.a = funded(username="gg_anna", cash=5_000_00)
+        self.b = funded(username="gg_bo", cash=5_000_00)
+        self.c = funded(username="gg_cleo", cash=100_00, golden_chips=1_000_00)
+        self.d = funded(username="gg_dan", cash=1_000_00)
+        self.e = funded(username="gg_eva", cash=50_000_00, currency="SEK")
+        # round id -> (bet bookings, rounds it adds per (day, table code, currency)): what the report must show
+        self.per_round: dict = {}
+
+    def _book(self, bookings, day, table, currency, bet_type, player, **amounts):
+        bookings.append((day, table.code, currency, bet_type, player, amounts))
+
+    def round_main(self, i: int, day: date):
+        """LB31: anna wins (20 v 19) with a lost 21+3; bo loses (16); cleo's Golden Chip pushes (19) or wins (20);
+        dan's Bet Behind on anna wins; eva (SEK) loses on 18."""
+        bookings: list = []
+        anna, side_bet = 500 + 100 * (i % 5), 100
+        bo = 1000 if i % 2 == 0 else 0
+        cleo = 1000 + 50 * i if i % 3 == 0 else 0
+        cleo_pushes = i % 2 == 1
+        dan = 300 if i % 4 == 1 else 0
+        eva = 5000 + 1000 * (i % 3) if i % 5 == 2 else 0
+        round_services.shoe_start(table=self.main, actor=self.play.studio)
+        r = self.play(self.main)
+        r.bet(self.a, {"main": anna, "21+3": side_bet}, seat=1)
+        seats = [(1, "Kd")]
+        self._book(bookings, day, self.main, "EUR", "main", self.a, staked=anna, returned=2 * anna)
+        self._book(bookings, day, self.main, "EUR", "21+3", self.a, staked=side_bet)  # Th Kd 9c: no 21+3 hand
+        if bo:
+            r.bet(self.b, {"main": bo}, seat=2)
+            seats.append((2, "6c"))
+            self._book(bookings, day, self.main, "EUR", "main", self.b, staked=bo)
+        if cleo:
+            r.bet(self.c, {"golden_chip": cleo}, seat=3)
+            seats.append((3, "9h" if cleo_pushes else "Qh"))
+            if cleo_pushes:  # the chips come back; no cash moves
+                self._book(bookings, day, self.main, "EUR", "golden_chip", self.c, chips_staked=cleo,
+                           chips_returned=cleo)
+            else:  # the win is paid in cash, the chips are spent
+                self._book(bookings, day, self.main, "EUR", "golden_chip", self.c, chips_staked=cleo,
+                           returned=cleo)
+        if dan:
+            r.bet(self.d, {"main": dan}, seat=1, behind=True)
+            self._book(bookings, day, self.main, "EUR", "bet_behind", self.d, staked=dan, returned=2 * dan)
+        if eva:
+            r.bet(self.e, {"main": eva}, seat=4, currency="SEK")
+            seats.append((4, "8s"))
+            self._book(bookings, day, self.main, "SEK", "main", self.e, staked=eva)
+        r.close()
+        first = {1: "Th", 2: "Td", 3: "Tc", 4: "Ts"}
+        r.cards(*[first[seat] for seat, _ in seats], "9c", *[second for _, second in seats])
+        for seat, _ in seats:
+            player = {1: self.a, 2: self.b, 3: self.c, 4: self.e}[seat]
+            r.decide(player, "stand", seat=seat)
+        r.cards("Tc")
+        r.complete()
+        settled = r.settle()
+        self.per_round[settled.pk] = (bookings, {(day, "LB31", "EUR"): 1, **({(day, "LB31", "SEK"): 1} if eva else {})})
+        return settled
+
+    def round_side(self, day: date, stake: int):
+        """LB32: anna stands on 17 against 19 and loses."""
+        round_services.shoe_start(table=self.side, actor=self.play.studio)
+        r = self.play(self.side)
+        r.bet(self.a, {"main": stake}, seat=1)
+        r.close()
+        r.cards("Th", "9c", "7d")
+        r.decide(self.a, "stand", seat=1)
+        r.cards("Tc")
+        r.complete()
+        settled = r.settle()
+        bookings: list = []
+        self._book(bookings, day, self.side, "EUR", "main", self.a, staked=stake)
+        self.per_round[settled.pk] = (bookings, {(day, "LB32", "EUR"): 1})
+        return settled
+
+    def play_month(self):
+        rounds = []
+        for i in range(DAYS):
+            day = self.first + timedelta(days=i)
+            with time_machine.travel(datetime.combine(day, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12),
+                                     tick=False):
+                rounds.append(self.round_main(i, day))
+                if i == 10:  # a second round that day: the reversal below changes the day, not only removes it
+                    self.round_main(i + 1, day)
+                if i % 7 == 3:
+                    self.round_side(day, 2000 + 10 * i)
+        rounds.append(self.round_main(DAYS, self.today))  # today: live, not rolled up
+        return rounds
+
+    def expected(self):
+        """Per day, table and currency; per table and currency; per currency; per bet type and currency: from the
+        bookings of the rounds that stand. Money and rounds add up; players are distinct."""
+        days, tables, totals, bet_types = (defaultdict(Expected) for _ in range(4))
+        type_rounds = defaultdict(set)
+        for rid, (bookings, rounds_of) in self.per_round.items():
+            for (day, code, currency), count in rounds_of.items():
+                for target in (days[(day, code, currency)], tables[(code, currency)], totals[currency]):
+                    target.rounds += count
+            for day, code, currency, bet_type, player, amounts in bookings:
+                for target in (days[(day, code, currency)], tables[(code, currency)], totals[currency],
+                               bet_types[(bet_type, currency)]):
+                    target.add(player=player, **amounts)
+                type_rounds[(bet_type, currency)].add(rid)
+        for key, ids in type_rounds.items():
+            bet_types[key].rounds = len(ids)
+        return days, tables, totals, bet_types
+
+
+def compare(report, month):
+    days, tables, totals, bet_types = month.expected()
+    assert {(line.day, line.table.code, line.currency): figures(line) for line in report.days} == {
+        key: e.figures() for key, e in days.items()}
+    assert {(line.table.code, line.currency): figures(line) for line in report.tables} == {
+        key: e.figures() for key, e in tables.items()}
+    assert {line.currency: figures(line) for line in report.totals} == {key: e.figures() for key, e in totals.items()}
+    assert {(line.bet_type, line.currency): figures(line) for line in report.bet_types} == {
+        key: e.figures() for key, e in bet_types.items()}
+
+
+class Cells(HTMLParser):
+    """The rows of each report table's body, as the text of their cells."""
+
+    def __init__(self):
+        super().__init__()
+        self.sections: dict[str, list[list[str]]] = defaultdict(list)
+        self.section = self.part = None
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table" and "data-section" in attrs:
+            self.section = attrs["data-section"]
+        elif tag in ("tbody", "tfoot", "thead"):
+            self.part = tag
+        elif tag == "tr" and self.section and self.part == "tbody":
+            self.sections[self.section].append([])
+        elif tag in ("td", "th") and self.section and self.part == "tbody":
+            self.cell = []
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.sections[self.section][-1].append(" ".join("".join(self.cell).split()))
+            self.cell = None
+        elif tag == "table":
+            self.section = None
+
+
+def page_rows(html: str):
+    parser = Cells()
+    parser.feed(html)
+    return parser.sections
+
+
+def shown(csv_row: dict) -> list[str]:
+    """A CSV row as the page writes it: money with grouping and its currency, hold with two decimals."""
+    cur = csv_row["currency"]
+
+    def money(text):
+        return format_minor(parse_major(text, cur), cur)
+
+    hold = f"{csv_row['hold_percent']} %" if csv_row["hold_percent"] else "–"
+    return [csv_row["rounds"], csv_row["active_players"], money(csv_row["cash_staked"]),
+            money(csv_row["cash_returned"]), money(csv_row["ggr"]), hold, money(csv_row["golden_chips_staked"]),
+            money(csv_row["golden_chips_returned"])]
+
+
+def test_a_simulated_month_gives_every_figure_to_the_minor_unit_and_a_reversal_changes_its_day(
+        play, funded, client_for, operator):
+    month = Month(play, funded)
+    rounds = month.play_month()
+    # The beat task's service rolls up the 30 past days; today stays live.
+    for n in range(DAYS):
+        backoffice_services.rtp_day_rollup(day=month.first + timedelta(days=n))
+    assert RtpDay.objects.filter(day__gte=month.first).count() == DAYS
+    assert RtpDailyRounds.objects.count() > DAYS and RtpDailyPlayer.objects.count() > DAYS
+    report = ggr.ggr_report(start=month.first, end=month.today)
+    compare(report, month)
+    # Sanity of the books themselves, so the comparison above is not of two empty things.
+    # 30 days and today at LB31 in EUR, 6 days in SEK, 4 days at LB32.
+    assert len(report.days) == DAYS + 1 + 6 + 4 and {line.currency for line in report.totals} == {"EUR", "SEK"}
+    eur = next(line for line in report.totals if line.currency == "EUR")
+    assert eur.rounds == DAYS + 1 + 1 + 4 and eur.active_players == 4 and eur.chips_staked > 0 and eur.ggr != 0
+    golden = next(line for line in report.bet_types if line.bet_type == "golden_chip")
+    assert golden.staked == 0 and golden.hold is None and golden.returned > 0 and golden.chips_returned > 0
+
+    # The page and its CSV show the same rows with the same figures.
+    client = client_for(operator)
+    params = {"from": month.first.isoformat(), "to": month.today.isoformat()}
+    html = client.get(reverse("backoffice_ggr"), params).content.decode()
+    response = client.get(reverse("backoffice_ggr_csv"), params)
+    assert response.status_code == 200 and response.streaming
+    lines = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    sections = page_rows(html)
+    for section in ("total", "bet_type", "table", "day"):
+        expected = [shown(row) for row in lines if row["section"] == section]
+        assert [cells[1:] for cells in sections[section]] == expected, section
+        assert expected
+    assert "UTC" in html and "cash GGR" in html
+
+    # A reversal on a past day: the beat task's refresh recomputes that day, and only that day changes.
+    reversed_round = rounds[10]
+    before = {(line.day, line.table.code, line.currency): figures(line) for line in report.days}
+    round_services.round_reverse(round_id=reversed_round.pk, actor=operator, reason="Dealer misread the cards")
+    refreshed = backoffice_services.rtp_rollups_refresh()
+    assert month.first + timedelta(days=10) in refreshed
+    del month.per_round[reversed_round.pk]
+    after = ggr.ggr_report(start=month.first, end=month.today)
+    compare(after, month)
+    now = {(line.day, line.table.code, line.currency): figures(line) for line in after.days}
+    changed = {key for key in before.keys() | now.keys() if before.get(key) != now.get(key)}
+    day = month.first + timedelta(days=10)
+    assert changed == {(day, "LB31", "EUR")} and now[(day, "LB31", "EUR")][0] == 1 == before[(day, "LB31", "EUR")][0] - 1
+
+
+def test_filters_narrow_to_a_table_and_a_currency_and_bad_input_is_refused(play, funded, client_for, operator):
+    month = Month(play, funded)
+    today = month.today
+    month.round_main(2, today)  # eva plays SEK on i % 5 == 2
+    month.round_side(today, 4000)
+    client = client_for(operator)
+    sek = ggr.ggr_report(start=today, end=today, currency="SEK")
+    assert [(line.table.code, line.currency, line.staked) for line in sek.days] == [("LB31", "SEK", 5000 + 2000)]
+    side = ggr.ggr_report(start=today, end=today, table=month.side)
+    assert [(line.table.code, line.staked, line.returned, line.hold) for line in side.days] == [
+        ("LB32", 4000, 0, Decimal("100.00"))]
+    page = client.get(reverse("backoffice_ggr"), {"table": "LB32", "currency": "EUR"}).content.decode()
+    assert "40.00 EUR" in page and "100.00 %" in page and "LB31" not in re.sub(r"<option.*?</option>", "", page)
+    for params, status in (({"from": "2026-13-01"}, 400), ({"from": "2026-11-02", "to": "2026-11-01"}, 400),
+                           ({"currency": "XXX"}, 400), ({"from": "2020-01-01", "to": "2026-01-01"}, 400),
+                           ({"table": "NOPE"}, 404)):
+        assert client.get(reverse("backoffice_ggr"), params).status_code == status, params
+        assert client.get(reverse("backoffice_ggr_csv"), params).status_code == status, params
+
+
+def test_the_hold_is_rounded_half_up_to_two_decimals():
+    assert ggr.hold_percent(1, 3) == Decimal("33.33") and ggr.hold_percent(2, 3) == Decimal("66.67")
+    assert ggr.hold_percent(1, 800) == Decimal("0.13")  # 0.125 -> 0.13, not banker's 0.12
+    assert ggr.hold_percent(-1, 800) == Decimal("-0.13") and ggr.hold_percent(5, 0) is None
