@@ -21,6 +21,7 @@ NAV_ITEMS: list[NavItem] = [
     NavItem("Dashboard", "backoffice_dashboard", "view_dashboard"),
     NavItem("RTP report", "backoffice_rtp", "view_dashboard"),
     NavItem("GGR report", "backoffice_ggr", "view_dashboard"),
+    NavItem("Reconciliation", "backoffice_reconciliation", "view_dashboard"),
     NavItem("Worker health", "worker_health", "view_dashboard"),
     NavItem("Staff activity", "staff_activity", "view_staff_activity"),
     NavItem("Tables", "tables_list", "view_backoffice"),

@@ -40,6 +40,7 @@ urlpatterns = [
     path("me/", include("players.urls")),
     path("me/", include("chat.player_urls")),
     path("support/chat/", include("chat.urls")),
+    path("dashboard/reconciliation/", include("backoffice.reconciliation_urls")),
     path("", include("backoffice.urls")),
     path("", include("accounts.urls")),
 ]

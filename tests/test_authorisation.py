@@ -138,6 +138,9 @@ PAGES = {
     "backoffice_dashboard": [("GET", (), "", OPERATOR)],
     "backoffice_rtp": [("GET", (), "", OPERATOR)],
     "backoffice_rtp_csv": [("GET", (), "", OPERATOR)],
+    # the daily reconciliation: finance reads it with the dashboard's permission
+    "backoffice_reconciliation": [("GET", (), "", OPERATOR)],
+    "backoffice_reconciliation_csv": [("GET", (), "", OPERATOR)],
     # a player's own games: another player's game is not found
     "player_games": [("GET", (), "", PLAYERS)],
     "player_games_csv": [("GET", (), "", PLAYERS)],

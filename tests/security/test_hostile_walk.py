@@ -80,6 +80,8 @@ FIELDS: dict[str, list[str]] = {
     "backoffice_transaction": [], "backoffice_dashboard": ["period"],
     "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"], "player_games": ["before", "date", "from", "to"],
     "player_games_csv": ["from", "to"], "player_game": [],
+    # the daily reconciliation
+    "backoffice_reconciliation": ["from", "to", "currency"], "backoffice_reconciliation_csv": ["from", "to", "currency"],
     # players
     "player_settings": _form(SettingsForm), "player_tables": [], "player_table": [], "player_table_join": [],
     "player_table_leave": [], "player_table_tip": _form(TipForm), "player_table_help": ["lang"],
