@@ -250,8 +250,10 @@ def _returned_bets(bet_ids: list[int]) -> str:
 
 def _bets_returned_text(p: dict[str, Any], names: _Names) -> str | None:
     """Some bets of a spot given back, the spot staying (an undo, bets not confirmed): per spot, which."""
-    bets = RoundBet.objects.filter(pk__in=p.get("bets", [])).order_by("id").values("spot_id", "kind", "amount",
-                                                                                    "currency")
+    # Only the spots the reader may see named (the player's own; a bounded number for staff): bets not confirmed
+    # at the close of a common draw may be thousands players' in one event.
+    bets = RoundBet.objects.filter(pk__in=p.get("bets", []), spot_id__in=list(names.spots)).order_by("id").values(
+        "spot_id", "kind", "amount", "currency")
     per_spot: dict[int, list[dict[str, Any]]] = {}
     for bet in bets:
         per_spot.setdefault(bet["spot_id"], []).append(bet)
