@@ -31,21 +31,23 @@ def money_here(amount, currency: str) -> str:
     return money_in(int(amount), currency, language=translation.get_language() or "en")
 
 
-@register.filter
-def signed_money_here(amount, currency: str) -> str:
+def _signed(amount, currency: str, written) -> str:
     if amount is None or amount == "":
         return ""
     amount = int(amount)
-    return ("+" if amount > 0 else "") + money_here(amount, currency)
+    return ("+" if amount > 0 else "") + written(amount, currency)
+
+
+@register.filter
+def signed_money_here(amount, currency: str) -> str:
+    """signed_money in the page's language: "+12,50 €" in Swedish."""
+    return _signed(amount, currency, money_here)
 
 
 @register.filter
 def signed_money(amount, currency: str) -> str:
     """+12.50 EUR / -3.00 EUR / 0.00 EUR; empty for a missing amount."""
-    if amount is None or amount == "":
-        return ""
-    amount = int(amount)
-    return ("+" if amount > 0 else "") + money(amount, currency)
+    return _signed(amount, currency, money)
 
 
 @register.filter

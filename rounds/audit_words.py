@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casino.money import format_minor
-from rounds.labels import action_label, bet_label, staff_name
+from rounds.labels import action_label, bet_label, return_reason_text, staff_name
 from rounds.models import RoundEvent, RoundState, Spot
 
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
@@ -85,8 +85,7 @@ def _sentence(event: RoundEvent, spots: _Spots) -> str:
         return f"The player confirmed {count} bet{'s' if count != 1 else ''}."
     if kind == "bets_returned":
         count = len(p.get("bets", []))
-        why = {"undo": "undone by the player", "unconfirmed": "not confirmed when betting closed"}.get(
-            p.get("reason", ""), p.get("reason", ""))
+        why = return_reason_text(p.get("reason", ""))
         names = ", ".join(spots.name(s) for s in p.get("spots", []))
         return f"{names}: {count} bet{'s' if count != 1 else ''} given back ({why})."
     if kind == "unconfirmed_returned":

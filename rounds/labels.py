@@ -1,12 +1,15 @@
 """The names people read for the codes a round stores: bet kinds, hand outcomes, decisions, card targets, audit
-event kinds, who acted, and how a round was voided. The round pages, the game history (pages and CSV), the audit
-trail in words and the round summary name a code here; a table's configuration codes are tables.labels."""
+event kinds, who acted, how a round was voided and why a player's bets went back. The round pages, the game
+history (pages and CSV), the audit trail in words and the round summary name a code here; a table's
+configuration codes are tables.labels."""
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_lazy
+import re
 
-from rounds.models import ActorKind, Round, VoidKind
+from django.utils.translation import gettext, gettext_lazy
+
+from rounds.models import ActorKind, ReturnReason, Round, VoidKind
 
 BET_LABELS = {
     "main": "Main", "golden_chip": "Golden Chip", "bet_behind": "Bet Behind", "any_pair": "Any Pair",
@@ -101,3 +104,32 @@ def void_kind_text(round: Round) -> str:
     if round.void_kind == VoidKind.MALFUNCTION:
         return "Voided by the system: a malfunction"
     return "Voided"
+
+
+def return_reason_text(reason: str) -> str:
+    """Why bets went back while betting was open (BetReturn.reason), in the reader's language."""
+    return {ReturnReason.UNDO: gettext("undone"),
+            ReturnReason.UNCONFIRMED: gettext("not confirmed before betting closed")}.get(reason, reason)
+
+
+# A spot voided while betting was open says why in the service's English words (rounds.services: betting,
+# dealing, returns, seats); these are the ones a player reads about their own bets.
+_SPOT_VOID_REASONS = {
+    "undone by the player": ReturnReason.UNDO,
+    "bets not confirmed by the close": ReturnReason.UNCONFIRMED,
+}
+
+
+def spot_void_reason_text(reason: str) -> str:
+    """A spot's void reason (Spot.void_reason, the spot_voided event) in the reader's language; a reason this
+    does not know (a staff member's own words) as it was written."""
+    if reason in _SPOT_VOID_REASONS:
+        return return_reason_text(_SPOT_VOID_REASONS[reason])
+    if reason == "player disconnected while betting was open":
+        return gettext("disconnected while betting was open")
+    if reason == "the seat player placed no bet":
+        return gettext("the player on the seat placed no bet")
+    gave_up = re.fullmatch(r"the player gave up seat (\d+)", reason)
+    if gave_up:
+        return gettext("seat %(seat)s given up") % {"seat": gave_up.group(1)}
+    return reason

@@ -10,7 +10,6 @@ Player pages are translated: every sentence here goes through gettext, money thr
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -24,8 +23,8 @@ from casino.locale_formats import money_in
 from casino.money import format_minor
 from rounds.audit_words import card_text
 from rounds.game_history import GameRow, game_rows
-from rounds.labels import action_label, void_reason_text
-from rounds.models import ReturnReason, Round, RoundBet, RoundEvent, RoundState, Spot, VoidKind
+from rounds.labels import action_label, return_reason_text, spot_void_reason_text, void_reason_text
+from rounds.models import Round, RoundBet, RoundEvent, RoundState, Spot, VoidKind
 
 # Names from rounds.labels that the steps translate at run time; marked here so makemessages keeps them.
 _TRANSLATED_NAMES = (
@@ -217,7 +216,7 @@ def _event_text(kind: str, p: dict[str, Any], names: _Names, *, staff: bool) -> 
             return None
         return _("%(who)s got %(bets)s back (%(why)s).") % {
             "who": who, "bets": _returned_bets(p.get("bets", [])) or _("the bets"),
-            "why": _spot_void_reason(p.get("reason", ""))}
+            "why": spot_void_reason_text(p.get("reason", ""))}
     if kind == "bets_returned":
         return _bets_returned_text(p, names)
     if kind == "spot_moved":
@@ -249,37 +248,12 @@ def _returned_bets(bet_ids: list[int]) -> str:
     return _bets_text(bets, bets[0]["currency"]) if bets else ""
 
 
-def _return_reason(reason: str) -> str:
-    """Why bets went back while betting was open (BetReturn.reason), in the reader's words."""
-    return {ReturnReason.UNDO: _("undone"),
-            ReturnReason.UNCONFIRMED: _("not confirmed before betting closed")}.get(reason, reason)
-
-
-# A spot voided while betting was open says why in the service's English words (rounds.services: betting,
-# dealing, returns, seats); these are the ones a player reads about their own bets.
-_SPOT_VOID_REASONS = {
-    "undone by the player": ReturnReason.UNDO,
-    "bets not confirmed by the close": ReturnReason.UNCONFIRMED,
-}
-
-
-def _spot_void_reason(reason: str) -> str:
-    if reason in _SPOT_VOID_REASONS:
-        return _return_reason(_SPOT_VOID_REASONS[reason])
-    if reason == "player disconnected while betting was open":
-        return _("disconnected while betting was open")
-    if reason == "the seat player placed no bet":
-        return _("the player on the seat placed no bet")
-    gave_up = re.fullmatch(r"the player gave up seat (\d+)", reason)
-    if gave_up:
-        return _("seat %(seat)s given up") % {"seat": gave_up.group(1)}
-    return reason
-
-
 def _bets_returned_text(p: dict[str, Any], names: _Names) -> str | None:
     """Some bets of a spot given back, the spot staying (an undo, bets not confirmed): per spot, which."""
-    bets = RoundBet.objects.filter(pk__in=p.get("bets", [])).order_by("id").values("spot_id", "kind", "amount",
-                                                                                    "currency")
+    # Only the spots the reader may see named (the player's own; a bounded number for staff): bets not confirmed
+    # at the close of a common draw may be thousands players' in one event.
+    bets = RoundBet.objects.filter(pk__in=p.get("bets", []), spot_id__in=list(names.spots)).order_by("id").values(
+        "spot_id", "kind", "amount", "currency")
     per_spot: dict[int, list[dict[str, Any]]] = {}
     for bet in bets:
         per_spot.setdefault(bet["spot_id"], []).append(bet)
@@ -291,7 +265,7 @@ def _bets_returned_text(p: dict[str, Any], names: _Names) -> str | None:
                                                             "bets": _bets_text(spot_bets, spot_bets[0]["currency"])})
     if not parts:
         return None
-    return _("%(returns)s (%(why)s).") % {"returns": "; ".join(parts), "why": _return_reason(p.get("reason", ""))}
+    return _("%(returns)s (%(why)s).") % {"returns": "; ".join(parts), "why": return_reason_text(p.get("reason", ""))}
 
 
 def stakes_held(*, round: Round) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from casino.pagination import StrictCursorPagination
 from rounds import selectors
 from rounds.api.serializers import RoundViewSerializer
 from rounds.models import Round
+from rounds.presence import require_presence
 from tables.models import Table
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
@@ -53,6 +54,14 @@ def round_id_or_404(game_number: str) -> int:
     round_id = selectors.round_id_by_game_number(game_number=game_number)
     if round_id is None:
         raise Http404
+    return round_id
+
+
+def round_id_for_move(request, game_number: str, *, closed_table_ok: bool = False) -> int:
+    """The round a player's move is for: 404 if there is none, 409 unless this session is at its table (the
+    play gate, rounds.presence). Every game-client move calls it before its service."""
+    round_id = round_id_or_404(game_number)
+    require_presence(request, round_id=round_id, closed_table_ok=closed_table_ok)
     return round_id
 
 

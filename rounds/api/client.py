@@ -20,7 +20,7 @@ from rounds.api._common import (
     WATCHER,
     RoundCursorPagination,
     idempotency_key,
-    round_id_or_404,
+    round_id_for_move,
     round_or_404,
     state_response,
     table_or_404,
@@ -37,7 +37,6 @@ from rounds.api.serializers import (
     RoundViewSerializer,
     StatsSerializer,
 )
-from rounds.presence import require_presence
 
 
 class MyRoundsApi(generics.ListAPIView):
@@ -90,8 +89,7 @@ class BetsApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(BetPlaceSerializer, request)
-        round_id = round_id_or_404(game_number)
-        require_presence(request, round_id=round_id)
+        round_id = round_id_for_move(request, game_number)
         result = services.bets_place(round_id=round_id, player=request.user,
                                      currency=data["currency"], bets=dict(data["bets"]), seat=data["seat"],
                                      behind=data["behind"], idempotency_key=idempotency_key(request))
@@ -106,9 +104,8 @@ class BetsRepeatApi(APIView):
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
     @retried_on_contention
     def post(self, request, game_number: str):
-        round = round_or_404(game_number)
-        require_presence(request, round.table_id)
-        result = services.bets_repeat(round_id=round.pk, player=request.user,
+        round_id = round_id_for_move(request, game_number)
+        result = services.bets_repeat(round_id=round_id, player=request.user,
                                       idempotency_key=idempotency_key(request))
         return Response(BetResultSerializer(result).data, status=status.HTTP_201_CREATED)
 
@@ -121,9 +118,8 @@ class BetsDoubleApi(APIView):
                    responses={201: BetResultSerializer, **ERRORS})
     @retried_on_contention
     def post(self, request, game_number: str):
-        round = round_or_404(game_number)
-        require_presence(request, round.table_id)
-        result = services.bets_double(round_id=round.pk, player=request.user,
+        round_id = round_id_for_move(request, game_number)
+        result = services.bets_double(round_id=round_id, player=request.user,
                                       idempotency_key=idempotency_key(request))
         return Response(BetResultSerializer(result).data, status=status.HTTP_201_CREATED)
 
@@ -137,9 +133,8 @@ class ConfirmApi(APIView):
                        **ERRORS})
     @retried_on_contention
     def post(self, request, game_number: str):
-        round = round_or_404(game_number)
-        require_presence(request, round.table_id)
-        return Response(services.betting_confirm(round_id=round.pk, player=request.user))
+        round_id = round_id_for_move(request, game_number)
+        return Response(services.betting_confirm(round_id=round_id, player=request.user))
 
 
 class LeaveApi(APIView):
@@ -153,9 +148,8 @@ class LeaveApi(APIView):
                        **ERRORS})
     @retried_on_contention
     def post(self, request, game_number: str):
-        round = round_or_404(game_number)
-        require_presence(request, round.table_id)
-        return Response(services.player_disconnect(round_id=round.pk, player=request.user))
+        round_id = round_id_for_move(request, game_number)
+        return Response(services.player_disconnect(round_id=round_id, player=request.user))
 
 
 class InsuranceApi(APIView):
@@ -166,9 +160,8 @@ class InsuranceApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(InsuranceSerializer, request)
-        round = round_or_404(game_number)
-        require_presence(request, round.table_id)
-        result = services.insurance_decide(round_id=round.pk, player=request.user, take=data["take"],
+        round_id = round_id_for_move(request, game_number)
+        result = services.insurance_decide(round_id=round_id, player=request.user, take=data["take"],
                                            idempotency_key=idempotency_key(request))
         return Response(InsuranceResultSerializer(result).data)
 
@@ -181,9 +174,8 @@ class DecisionApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(DecisionSerializer, request)
-        round = round_or_404(game_number)
-        require_presence(request, round.table_id)
-        result = services.decision_make(round_id=round.pk, player=request.user, action=data["action"],
+        round_id = round_id_for_move(request, game_number)
+        result = services.decision_make(round_id=round_id, player=request.user, action=data["action"],
                                         seat=data["seat"], idempotency_key=idempotency_key(request))
         return Response(DecisionResultSerializer(result).data)
 
@@ -210,9 +202,8 @@ class ContinuationReconnectApi(APIView):
                        "continuations": serializers.ListField(child=serializers.IntegerField())}), **ERRORS})
     @retried_on_contention
     def post(self, request, game_number: str):
-        round = round_or_404(game_number)
-        require_presence(request, round.table_id, closed_table_ok=True)
-        return Response(services.continuation_reconnect(round_id=round.pk, player=request.user))
+        round_id = round_id_for_move(request, game_number, closed_table_ok=True)
+        return Response(services.continuation_reconnect(round_id=round_id, player=request.user))
 
 
 class ContinuationDecisionApi(APIView):
@@ -226,10 +217,9 @@ class ContinuationDecisionApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(DecisionSerializer, request)
-        round = round_or_404(game_number)
-        require_presence(request, round.table_id, closed_table_ok=True)
+        round_id = round_id_for_move(request, game_number, closed_table_ok=True)
         return Response(services.continuation_decide(
-            round_id=round.pk, player=request.user, action=data["action"], seat=data["seat"],
+            round_id=round_id, player=request.user, action=data["action"], seat=data["seat"],
             idempotency_key=idempotency_key(request)))
 
 

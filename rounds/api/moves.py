@@ -12,7 +12,7 @@ from casino.error_schema import ERRORS
 from casino.ratelimit import BetRateThrottle
 from casino.retry import retried_on_contention
 from rounds import services
-from rounds.api._common import IDEMPOTENCY_HEADER, PLAYER, idempotency_key, round_id_or_404, validated
+from rounds.api._common import IDEMPOTENCY_HEADER, PLAYER, idempotency_key, round_id_for_move, validated
 from rounds.api.serializers import (
     ConfirmResultSerializer,
     SeatGiveUpResultSerializer,
@@ -22,7 +22,6 @@ from rounds.api.serializers import (
     UndoResultSerializer,
     UndoSerializer,
 )
-from rounds.presence import require_presence
 
 
 class BetsUndoApi(APIView):
@@ -35,8 +34,7 @@ class BetsUndoApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(UndoSerializer, request)
-        round_id = round_id_or_404(game_number)
-        require_presence(request, round_id=round_id)
+        round_id = round_id_for_move(request, game_number)
         result = services.bets_undo(round_id=round_id, player=request.user,
                                     everything=data["all"], idempotency_key=idempotency_key(request))
         return Response(UndoResultSerializer(result).data)
@@ -49,8 +47,7 @@ class BetsConfirmApi(APIView):
                    request=None, responses={200: ConfirmResultSerializer, **ERRORS})
     @retried_on_contention
     def post(self, request, game_number: str):
-        round_id = round_id_or_404(game_number)
-        require_presence(request, round_id=round_id)
+        round_id = round_id_for_move(request, game_number)
         result = services.bets_confirm(round_id=round_id, player=request.user)
         return Response(ConfirmResultSerializer(result).data)
 
@@ -64,8 +61,7 @@ class SeatMoveApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(SeatMoveSerializer, request)
-        round_id = round_id_or_404(game_number)
-        require_presence(request, round_id=round_id)
+        round_id = round_id_for_move(request, game_number)
         result = services.seat_move(round_id=round_id, player=request.user,
                                     from_seat=data["from_seat"], to_seat=data["to_seat"],
                                     idempotency_key=idempotency_key(request))
@@ -81,8 +77,7 @@ class SeatGiveUpApi(APIView):
     @retried_on_contention
     def post(self, request, game_number: str):
         data = validated(SeatSerializer, request)
-        round_id = round_id_or_404(game_number)
-        require_presence(request, round_id=round_id)
+        round_id = round_id_for_move(request, game_number)
         result = services.seat_give_up(round_id=round_id, player=request.user,
                                        seat=data["seat"], idempotency_key=idempotency_key(request))
         return Response(SeatGiveUpResultSerializer(result).data)

@@ -311,9 +311,7 @@ def play_log(
         play.apply(actions[taken])
         taken += 1
     if status == NEEDS_CARD:
-        raise EngineError(
-            f"missing stream card: card {play.used + 1} is requested but the stream has {len(stream)}"
-        )
+        raise _stream_short(play, stream)
     check_no_surplus(actions[taken:], decided=taken > 0)
     return play
 
@@ -339,10 +337,12 @@ def follow_log(
         rules, first_cards, main=main, golden=golden, balance=balance, stream=stream, follow=seat_trace
     )
     if play.follow_seat() == NEEDS_CARD:
-        raise EngineError(
-            f"missing stream card: card {play.used + 1} is requested but the stream has {len(stream)}"
-        )
+        raise _stream_short(play, stream)
     return play
+
+
+def _stream_short(play: PlayerPlay, stream: Sequence[Card]) -> EngineError:
+    return EngineError(f"missing stream card: card {play.used + 1} is requested but the stream has {len(stream)}")
 
 
 def player_turn(

@@ -10,6 +10,7 @@ register = template.Library()
 
 register.filter("void_kind_text", labels.void_kind_text)
 register.filter("void_reason_text", labels.void_reason_text)
+register.filter("spot_void_reason", labels.spot_void_reason_text)
 register.filter("action_label", labels.action_label)
 register.filter("bet_label", labels.bet_label)
 register.filter("staff_name", labels.staff_name)

@@ -114,7 +114,7 @@ def test_the_audit_trail_tells_undo_seat_moves_and_returns_in_words(client_for, 
     round_services.seat_move(round_id=r.id, player=alice, from_seat=1, to_seat=4, idempotency_key=new_key())
     page = text(client_for(support).get(reverse("backoffice_round", args=[r.round.game_number])))
     audit = page[page.index('id="audit-heading"'):page.index('id="config-heading"')]
-    assert "1 bet given back (undone by the player)." in audit
+    assert "1 bet given back (undone)." in audit
     assert "moved from seat 1 to seat 4." in audit and "Seat changed" in audit
 
 

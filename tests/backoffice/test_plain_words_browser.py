@@ -152,3 +152,29 @@ def test_an_operator_reviews_new_limits_before_they_are_saved(live_server, page,
     page.get_by_role("button", name="Save the limits").click()
     expect(page.locator(".messages")).to_contain_text(f"Limits of {classic_table.code} saved.")
     assert BetLimit.objects.get(table=classic_table, bet_type="main", currency="EUR").max == 250_000
+
+
+def test_the_player_reads_their_bets_going_back_and_their_seat_move_in_english_and_swedish(
+        live_server, chromium, play, classic_table, funded):
+    from playwright.sync_api import expect
+
+    from tests.backoffice.test_round_summary import _moves_and_returns
+
+    r, player = _moves_and_returns(play, classic_table, funded)
+    url = live_server.url + reverse("player_game", args=[r.round.game_number])
+    for locale, moved, returned in (
+            ("en-GB", "You moved from seat 2 to seat 5.", "You (seat 5) got Main 5.00 EUR back (undone)."),
+            ("sv-SE", "Du flyttade från plats 2 till plats 5.", "Du (plats 1) fick tillbaka Huvudinsats 20,00")):
+        context = chromium.new_context(viewport=DESKTOP, locale=locale)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        try:
+            sign_in(page, live_server, player.get_username())
+            page.goto(url)
+            summary = page.locator("section.summary")
+            expect(summary).to_contain_text(moved)
+            expect(summary).to_contain_text(returned)
+            both_sizes(page, f"my-game-moves-{locale[:2]}")
+        finally:
+            connections.close_all()
+            context.close()

@@ -137,10 +137,14 @@ def test_the_steps_say_which_bets_went_back_and_where_the_player_moved(client_fo
     assert "mover moved from seat 2 to seat 5." in staff and "mover (seat 1) got Main 20.00 EUR back" in staff
 
 
-def test_bets_going_back_and_seat_moves_read_in_swedish(play, classic_table, funded):
+def test_bets_going_back_and_seat_moves_read_in_swedish(client_for, play, classic_table, funded):
     r, player = _moves_and_returns(play, classic_table, funded)
     with translation.override("sv"):
         steps = [step.text for step in round_summary(round=r.round, player=player).steps]
     assert steps[2] == "Du flyttade från plats 2 till plats 5."
     assert steps[4] == "Du (plats 5) fick tillbaka Huvudinsats 5,00\xa0€ (ångrad)."
     assert steps[6] == "Du (plats 1) fick tillbaka Huvudinsats 20,00\xa0€ (plats 1 lämnad)."
+    # Below the summary, the seat given up says why in Swedish too (the spot's stored reason is English).
+    page = plain(text(client_for(player).get(reverse("player_game", args=[r.round.game_number]),
+                                             HTTP_ACCEPT_LANGUAGE="sv")))
+    assert "UTC: plats 1 lämnad" in page and "gave up seat" not in page
