@@ -138,6 +138,9 @@ PAGES = {
     "backoffice_dashboard": [("GET", (), "", OPERATOR)],
     "backoffice_rtp": [("GET", (), "", OPERATOR)],
     "backoffice_rtp_csv": [("GET", (), "", OPERATOR)],
+    # finance reads GGR where it reads the RTP report (there is no finance role: the operator's dashboard right)
+    "backoffice_ggr": [("GET", (), "", OPERATOR)],
+    "backoffice_ggr_csv": [("GET", (), "", OPERATOR)],
     # a player's own games: another player's game is not found
     "player_games": [("GET", (), "", PLAYERS)],
     "player_games_csv": [("GET", (), "", PLAYERS)],
