@@ -65,6 +65,8 @@ def test_an_operator_reads_the_ggr_report_at_desktop_and_phone_size(live_server,
     assert nothing_wider_than_a_phone(page) == []
     expect(page.get_by_label("Currency")).to_be_visible()
     page.screenshot(path=OUTPUT / "ggr-report-phone.png", full_page=True)
+    page.locator("section", has=page.locator("table[data-section=bet_type]")).screenshot(
+        path=OUTPUT / "ggr-report-phone-bet-types.png")
 
     page.get_by_label("Currency").select_option("SEK")
     page.get_by_role("button", name="Show").click()
