@@ -20,12 +20,14 @@ Decisions where the issue is silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import defaultdict
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.db import connection
+from django.db.models import Count
 
 from backoffice import reports
 from backoffice.models import RtpDailyPlayer, RtpDailyRounds
@@ -103,15 +105,11 @@ class GgrLine:
     table: Table | None = None
     bet_type: str | None = None
     rounds: int = 0
-    players: set[int] = field(default_factory=set)
+    active_players: int = 0  # distinct players with a settled bet in this line's scope
     staked: int = 0  # cash, minor units
     returned: int = 0
     chips_staked: int = 0  # Golden Chips, minor units
     chips_returned: int = 0
-
-    @property
-    def active_players(self) -> int:
-        return len(self.players)
 
     @property
     def ggr(self) -> int:
@@ -152,23 +150,62 @@ def period_bounds(*, start: date, end: date) -> tuple[datetime, datetime]:
             datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC))
 
 
-def _activity(*, since: datetime, until: datetime, table_id: int | None,
-              currency: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[date]]:
-    """Rounds and players of the period: rolled-up days from their rows, the rest live."""
-    done, spans = reports.rolled_up_split(since=since, until=until)
+SCOPES = ("day", "table", "total", "bet_type")
+
+
+def _scope_keys(row: dict[str, Any]) -> dict[str, tuple]:
+    return {"day": (row["day"], row["table_id"], row["currency"]), "table": (row["table_id"], row["currency"]),
+            "total": (row["currency"],), "bet_type": (row["bet_type"], row["currency"])}
+
+
+def _rounds(*, done: list[date], spans: list, table_id: int | None,
+            currency: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Rounds per day, table and currency (rolled-up days from their rows, the rest live), and the live players."""
     rounds = RtpDailyRounds.objects.filter(day__in=done)
-    players = RtpDailyPlayer.objects.filter(day__in=done)
     if table_id is not None:
-        rounds, players = rounds.filter(table_id=table_id), players.filter(table_id=table_id)
+        rounds = rounds.filter(table_id=table_id)
     if currency is not None:
-        rounds, players = rounds.filter(currency=currency), players.filter(currency=currency)
+        rounds = rounds.filter(currency=currency)
     round_rows = list(rounds.values("day", "table_id", "currency", "rounds"))
-    player_rows = list(players.values("day", "table_id", "currency", "bet_type", "player_id"))
+    live_players: list[dict[str, Any]] = []
     for start, end in spans:
-        live_rounds, live_players = activity_aggregate(since=start, until=end, table_id=table_id, currency=currency)
+        live_rounds, players = activity_aggregate(since=start, until=end, table_id=table_id, currency=currency)
         round_rows += live_rounds
-        player_rows += live_players
-    return round_rows, player_rows, done
+        live_players += players
+    return round_rows, live_players
+
+
+def _players(*, done: list[date], live: list[dict[str, Any]], table_id: int | None,
+             currency: str | None) -> dict[str, dict[tuple, int]]:
+    """Distinct players per scope: counted by the database over the rolled-up days, plus the players of the live
+    part (today, mostly) not already among them. Only the live part is held in memory."""
+    rolled = RtpDailyPlayer.objects.filter(day__in=done).order_by()
+    if table_id is not None:
+        rolled = rolled.filter(table_id=table_id)
+    if currency is not None:
+        rolled = rolled.filter(currency=currency)
+    groups = {"day": ("day", "table_id", "currency"), "table": ("table_id", "currency"), "total": ("currency",),
+              "bet_type": ("bet_type", "currency")}
+    counts: dict[str, dict[tuple, int]] = {
+        scope: {tuple(row[c] for c in columns): row["n"]
+                for row in rolled.values(*columns).annotate(n=Count("player_id", distinct=True))}
+        for scope, columns in groups.items()}
+    fresh: dict[str, dict[tuple, set[int]]] = {scope: defaultdict(set) for scope in SCOPES}
+    for row in live:
+        for scope, key in _scope_keys(row).items():
+            fresh[scope][key].add(row["player_id"])
+    seen: dict[str, dict[tuple, set[int]]] = {scope: defaultdict(set) for scope in SCOPES}
+    ids = sorted({row["player_id"] for row in live})
+    if ids and done:
+        # A live day is never a rolled-up one, so only the period-wide scopes can meet a player twice.
+        for row in (rolled.filter(player_id__in=ids).values("table_id", "currency", "bet_type", "player_id")
+                    .distinct()):
+            for scope, key in _scope_keys({**row, "day": None}).items():
+                seen[scope][key].add(row["player_id"])
+    for scope in SCOPES:
+        for key, players in fresh[scope].items():
+            counts[scope][key] = counts[scope].get(key, 0) + len(players - seen[scope][key])
+    return counts
 
 
 def _bet_type_order(bet_type: str | None) -> int:
@@ -179,8 +216,11 @@ def ggr_report(*, start: date, end: date, table: Table | None = None, currency: 
     """GGR and hold of the UTC days start..end (inclusive), of one table or all, one currency or all."""
     since, until = period_bounds(start=start, end=end)
     table_id = table.pk if table else None
-    round_rows, player_rows, _done = _activity(since=since, until=until, table_id=table_id, currency=currency)
-    money_rows = reports._totals(since=since, until=until, table_id=table_id, currency=currency, by_day=True)
+    done, spans = reports.rolled_up_split(since=since, until=until)
+    round_rows, live_players = _rounds(done=done, spans=spans, table_id=table_id, currency=currency)
+    players = _players(done=done, live=live_players, table_id=table_id, currency=currency)
+    money_rows = reports._totals(since=since, until=until, table_id=table_id, currency=currency, by_day=True,
+                                 split=(done, spans))
     tables = {t.pk: t for t in Table.objects.filter(pk__in={r["table_id"] for r in round_rows + money_rows})}
 
     days: dict[tuple, GgrLine] = {}
@@ -190,31 +230,30 @@ def ggr_report(*, start: date, end: date, table: Table | None = None, currency: 
 
     def lines(day: date, table_id: int, cur: str) -> list[GgrLine]:
         t = tables[table_id]
-        return [days.setdefault((day, t.code, cur), GgrLine(currency=cur, day=day, table=t)),
-                per_table.setdefault((t.code, cur), GgrLine(currency=cur, table=t)),
+        return [days.setdefault((day, table_id, cur), GgrLine(currency=cur, day=day, table=t)),
+                per_table.setdefault((table_id, cur), GgrLine(currency=cur, table=t)),
                 totals.setdefault(cur, GgrLine(currency=cur))]
 
     for row in round_rows:
         for line in lines(row["day"], row["table_id"], row["currency"]):
             line.rounds += row["rounds"]
     for row in money_rows:
-        day = row["bucket"].astimezone(UTC).date()
-        for line in lines(day, row["table_id"], row["currency"]):
+        for line in lines(row["bucket"].astimezone(UTC).date(), row["table_id"], row["currency"]):
             line.add_money(row)
         by_type = bet_types.setdefault((row["bet_type"], row["currency"]),
                                        GgrLine(currency=row["currency"], bet_type=row["bet_type"]))
         by_type.add_money(row)
         by_type.rounds += row["rounds"]  # rounds of one bet type, day, table and version: disjoint sets
-    for row in player_rows:
-        for line in lines(row["day"], row["table_id"], row["currency"]):
-            line.players.add(row["player_id"])
-        by_type = bet_types.setdefault((row["bet_type"], row["currency"]),
-                                       GgrLine(currency=row["currency"], bet_type=row["bet_type"]))
-        by_type.players.add(row["player_id"])
+    for scope, found in (("day", days), ("table", per_table), ("bet_type", bet_types)):
+        for key, line in found.items():
+            line.active_players = players[scope].get(key, 0)
+    for cur, line in totals.items():
+        line.active_players = players["total"].get((cur,), 0)
+    order = {pk: t.code for pk, t in tables.items()}
     return GgrReport(
         start=start, end=end,
-        days=[days[k] for k in sorted(days)],
-        tables=[per_table[k] for k in sorted(per_table)],
+        days=sorted(days.values(), key=lambda line: (line.day, order[line.table.pk], line.currency)),
+        tables=sorted(per_table.values(), key=lambda line: (order[line.table.pk], line.currency)),
         totals=[totals[k] for k in sorted(totals)],
         bet_types=sorted(bet_types.values(), key=lambda line: (line.currency, _bet_type_order(line.bet_type))),
     )

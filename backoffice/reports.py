@@ -176,10 +176,12 @@ def rolled_up_split(*, since: datetime, until: datetime) -> tuple[list[date], li
 
 
 def _totals(*, since: datetime, until: datetime, table_id: int | None = None, bet_type: str | None = None,
-            currency: str | None = None, by_day: bool = False) -> list[dict[str, Any]]:
+            currency: str | None = None, by_day: bool = False,
+            split: tuple[list[date], list[tuple[datetime, datetime]]] | None = None) -> list[dict[str, Any]]:
     """The rows of _aggregate for [since, until): whole days before today from the daily totals where they are
-    rolled up, everything else live. With `by_day`, each row carries its UTC day as `bucket`."""
-    done, spans = rolled_up_split(since=since, until=until)
+    rolled up, everything else live. With `by_day`, each row carries its UTC day as `bucket`. `split`: the
+    period's rolled_up_split when the caller read it already (its other reads then see the same days)."""
+    done, spans = split if split is not None else rolled_up_split(since=since, until=until)
     rows: list[dict[str, Any]] = []
     if done:
         daily = RtpDaily.objects.filter(day__in=done)

@@ -141,6 +141,9 @@ PAGES = {
     # the daily reconciliation: finance reads it with the dashboard's permission
     "backoffice_reconciliation": [("GET", (), "", OPERATOR)],
     "backoffice_reconciliation_csv": [("GET", (), "", OPERATOR)],
+    # finance reads GGR where it reads the RTP report (there is no finance role: the operator's dashboard right)
+    "backoffice_ggr": [("GET", (), "", OPERATOR)],
+    "backoffice_ggr_csv": [("GET", (), "", OPERATOR)],
     # a player's own games: another player's game is not found
     "player_games": [("GET", (), "", PLAYERS)],
     "player_games_csv": [("GET", (), "", PLAYERS)],

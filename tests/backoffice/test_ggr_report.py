@@ -240,6 +240,7 @@ def test_a_simulated_month_gives_every_figure_to_the_minor_unit_and_a_reversal_c
         play, funded, client_for, operator):
     month = Month(play, funded)
     rounds = month.play_month()
+    compare(ggr.ggr_report(start=month.first, end=month.today), month)  # nothing rolled up yet: all live
     # The beat task's service rolls up the 30 past days; today stays live.
     for n in range(DAYS):
         backoffice_services.rtp_day_rollup(day=month.first + timedelta(days=n))
@@ -308,3 +309,30 @@ def test_the_hold_is_rounded_half_up_to_two_decimals():
     assert ggr.hold_percent(1, 3) == Decimal("33.33") and ggr.hold_percent(2, 3) == Decimal("66.67")
     assert ggr.hold_percent(1, 800) == Decimal("0.13")  # 0.125 -> 0.13, not banker's 0.12
     assert ggr.hold_percent(-1, 800) == Decimal("-0.13") and ggr.hold_percent(5, 0) is None
+
+
+@pytest.mark.worker
+def test_the_beat_task_on_the_real_worker_rolls_up_yesterday_with_the_same_figures_as_live(celery_worker, play,
+                                                                                           funded):
+    from celery import current_app
+
+    from tests.helpers import wait_for
+
+    month = Month(play, funded)
+    yesterday = month.today - timedelta(days=1)
+    with time_machine.travel(datetime.combine(yesterday, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12),
+                             tick=False):
+        month.round_main(2, yesterday)  # anna, bo and eva (SEK)
+        month.round_main(3, yesterday)  # anna and cleo's Golden Chip (a push)
+    live = ggr.ggr_report(start=yesterday, end=yesterday)
+    compare(live, month)
+    assert not RtpDay.objects.filter(day=yesterday).exists()
+    current_app.send_task("backoffice.tasks.rtp_rollups_refresh")
+    wait_for(lambda: RtpDay.objects.filter(day=yesterday).exists(), timeout=60,
+             what="the beat task to roll up yesterday")
+    assert RtpDailyPlayer.objects.filter(day=yesterday).count() == 5  # anna (main, 21+3), bo, cleo, eva
+    assert sorted(RtpDailyRounds.objects.filter(day=yesterday).values_list("currency", "rounds")) == [
+        ("EUR", 2), ("SEK", 1)]
+    rolled = ggr.ggr_report(start=yesterday, end=yesterday)
+    compare(rolled, month)
+    assert [figures(line) for line in rolled.days] == [figures(line) for line in live.days]

@@ -78,7 +78,9 @@ FIELDS: dict[str, list[str]] = {
     "backoffice_player_chat": ["action", "reason"], "backoffice_player_golden_chips": sorted(
         {"step", *_form(GoldenChipGrantForm), *_form(GoldenChipGrantConfirmForm)}),
     "backoffice_transaction": [], "backoffice_dashboard": ["period"],
-    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"], "player_games": ["before", "date", "from", "to"],
+    "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"],
+    "backoffice_ggr": ["from", "to", "table", "currency"], "backoffice_ggr_csv": ["from", "to", "table", "currency"],
+    "player_games": ["before", "date", "from", "to"],
     "player_games_csv": ["from", "to"], "player_game": [],
     # the daily reconciliation
     "backoffice_reconciliation": ["from", "to", "currency"], "backoffice_reconciliation_csv": ["from", "to", "currency"],
