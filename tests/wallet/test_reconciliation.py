@@ -10,6 +10,7 @@ import pytest
 import time_machine
 from django.db import connection, transaction
 from django.db.models import Sum
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from rounds.services import round_reverse
@@ -232,3 +233,12 @@ def test_the_finance_page_names_the_day_that_does_not_tie(month, client_for, ope
                                         {"from": "2026-11-13", "to": "2026-11-14", "currency": "EUR"}).content.decode()
     assert "1 day of this period does not tie: 2026-11-14 EUR." in text
     assert "Adjustment movements sum to 1.00 EUR over the account kinds, not 0" in text
+
+
+def test_the_reconciliation_reads_a_fixed_number_of_statements_whatever_the_period(month):
+    counts = []
+    for start in (date(2026, 11, 29), date(2026, 11, 1)):
+        with CaptureQueriesContext(connection) as queries:
+            reconciliation_days(start=start, end=date(2026, 11, 30), now=TODAY)
+        counts.append(len(queries))
+    assert counts[0] == counts[1] <= 12, counts
