@@ -20,11 +20,12 @@ from django.utils.translation import gettext as _
 
 from casino.locale_formats import babel_locale, time_in
 from casino.money import currency_get
+from casino.query_params import date_param
 from wallet import selectors as wallet_selectors
 from wallet.models import Account
 from wallet.selectors import HistoryFilter, HistoryRow
 
-# A longer period is asked as several statements: a year is what a regulator asks a player to be able to get.
+# A longer period is asked as several statements: a year at a time keeps one statement's reads bounded.
 MAX_DAYS = 366
 # The page shows this many lines per account; the CSV has them all.
 PAGE_LINES = 500
@@ -68,8 +69,6 @@ class Statement:
 def statement_period(raw_from: str | None, raw_to: str | None, *, today: date | None = None) -> tuple[date, date]:
     """The period asked (?from=&to=, UTC days, both included): by default this month to today. ValueError says
     what is wrong, in the reader's language."""
-    from casino.query_params import date_param
-
     today = today or timezone.now().astimezone(UTC).date()
     until = date_param(raw_to, "to") or today
     since = date_param(raw_from, "from") or until.replace(day=1)
