@@ -149,3 +149,19 @@ def test_support_reads_a_players_statement_and_needs_the_permission(client_for, 
     theirs = rows_of(client_for(other).get(reverse("player_statement_csv"), {**query, "player": player.pk}))
     assert {row[0] for row in theirs[1:]} == {"Cash EUR"} and "1234.50" not in str(theirs)
     assert client_for(support).get(reverse("support_player_statement", args=[999_999])).status_code == 404
+
+
+def test_the_statement_lists_exactly_the_lines_the_account_history_page_shows(client_for, funded, operator):
+    player = _history(funded, operator)
+    since, until = date(2026, 11, 3), date(2026, 11, 20)
+    statement = statement_build(player=player, since=since, until=until)
+    for part in statement.accounts:
+        shown = wallet_selectors.account_history(account=part.account, limit=200,
+                                                 filter=wallet_selectors.HistoryFilter(since=since, until=until))
+        lines = list(part.lines(since=since, until=until))
+        assert [(line.row.entry_id, line.row.amount, line.row.kind_label) for line in reversed(lines)] == [
+            (row.entry_id, row.amount, row.kind_label) for row in shown.rows]
+    page = body(client_for(player).get(reverse("wallet_home"), {"from": "2026-11-03", "to": "2026-11-20"}))
+    assert "In this selection: 4 entries; in +25.00 EUR, out -211.50 EUR, net -186.50 EUR" in page
+    cash = statement.accounts[0]
+    assert (cash.count, cash.money_in, cash.money_out, cash.closing - cash.opening) == (4, 25_00, -211_50, -186_50)

@@ -18,7 +18,13 @@ from tests.backoffice.scenarios import settle_classic
 from tests.factories import new_key
 from wallet import services as wallet
 from wallet.models import Account, AccountKind
-from wallet.reconciliation import KindDay, ReconciliationDay, reconciliation_days, reconciliation_problems
+from wallet.reconciliation import (
+    MOVEMENT_KINDS,
+    KindDay,
+    ReconciliationDay,
+    reconciliation_days,
+    reconciliation_problems,
+)
 
 CASH, CHIPS = AccountKind.PLAYER_CASH, AccountKind.PLAYER_GOLDEN_CHIPS
 CASHIER, BANKROLL, IN_PLAY = AccountKind.HOUSE_CASHIER, AccountKind.HOUSE_BANKROLL, AccountKind.HOUSE_BETS_IN_PLAY
@@ -215,6 +221,10 @@ def test_the_finance_page_and_csv_show_the_month_and_mark_a_broken_day(month, cl
                               {"from": "2026-11-01", "to": "2026-11-30", "currency": "EUR"})
         rows = list(csv.DictReader(io.StringIO(b"".join(exported.streaming_content).decode())))
         assert len(rows) == 30 * len(AccountKind.values)
+        # each line adds up as a spreadsheet would add it: opening + movements = closing, to the cent
+        for row in rows:
+            cents = [round(float(row[name]) * 100) for name in ("opening", *MOVEMENT_KINDS, "closing")]
+            assert sum(cents[:-1]) == cents[-1], row
         last_cash = next(r for r in rows if r["day"] == "2026-11-30" and r["account_kind"] == CASH)
         assert (last_cash["opening"], last_cash["closing"], last_cash["day_ties"]) == ("1378.00", "1378.00", "yes")
         reversal = next(r for r in rows if r["day"] == "2026-11-22" and r["account_kind"] == CASH)
