@@ -252,3 +252,20 @@ def test_the_reconciliation_reads_a_fixed_number_of_statements_whatever_the_peri
             reconciliation_days(start=start, end=date(2026, 11, 30), now=TODAY)
         counts.append(len(queries))
     assert counts[0] == counts[1] <= 12, counts
+
+
+def test_the_nightly_command_says_whether_the_days_tie(month):
+    from django.core.management import CommandError, call_command
+
+    out = io.StringIO()
+    with time_machine.travel(TODAY, tick=False):
+        call_command("reconcile", "--from", "2026-11-01", stdout=out)  # to yesterday, the 30th
+        assert out.getvalue().strip() == "30 days from 2026-11-01 to 2026-11-30 tie (EUR, SEK)."
+        bankroll = Account.objects.get(player__isnull=True, kind=BANKROLL, currency="EUR")
+        err = io.StringIO()
+        with broken_ledger(), pytest.raises(CommandError, match="1 of 2 days do not tie"):
+            _write_past_the_services(day=14, legs=[(bankroll.pk, 1_00, None)])
+            call_command("reconcile", "--from", "2026-11-13", "--to", "2026-11-14", "--currency", "EUR", stderr=err)
+        assert "2026-11-14 EUR [zero_sum] Adjustment movements sum to 1.00 EUR" in err.getvalue()
+        with pytest.raises(CommandError, match="after today"):
+            call_command("reconcile", "--to", "2026-12-05")
