@@ -28,6 +28,7 @@ NAV_ITEMS: list[NavItem] = [
     NavItem("Play", "player_tables", "play"),
     NavItem("My games", "player_games", "play"),
     NavItem("My account", "wallet_home", "play"),
+    NavItem("Statement", "player_statement", "play"),
     NavItem("Cashier", "wallet_cashier", "play"),
     NavItem("Settings", "player_settings", "play"),
     NavItem("Responsible gambling", "responsible_page", "play"),

@@ -31,6 +31,18 @@ def money_here(amount, currency: str) -> str:
     return money_in(int(amount), currency, language=translation.get_language() or "en")
 
 
+@register.filter
+def time_here(moment) -> str:
+    """A moment as the page's language writes a date and time, with "UTC" said (player pages)."""
+    if not moment:
+        return ""
+    from django.utils import translation
+
+    from casino.locale_formats import time_in
+
+    return time_in(moment, language=translation.get_language() or "en")
+
+
 def _signed(amount, currency: str, written) -> str:
     if amount is None or amount == "":
         return ""

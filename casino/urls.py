@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.permissions import IsAuthenticated
 
 from casino.admin_shortcut import admin_shortcut
+from players import urls as players_urls
 from responsible import urls as responsible_urls
 
 handler400 = "casino.api_errors.bad_request"
@@ -38,6 +39,7 @@ urlpatterns = [
     path("me/responsible/", include(responsible_urls.player_urlpatterns)),
     path("support/responsible/", include(responsible_urls.staff_urlpatterns)),
     path("me/", include("players.urls")),
+    path("support/players/", include(players_urls.staff_urlpatterns)),
     path("me/", include("chat.player_urls")),
     path("support/chat/", include("chat.urls")),
     path("dashboard/reconciliation/", include("backoffice.reconciliation_urls")),

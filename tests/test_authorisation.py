@@ -163,6 +163,11 @@ PAGES = {
     # the wallet: a player's own, staff read any player's
     "wallet_home": [("GET", (), "", PLAYERS), ("GET", (), "?account=pat_account", expect(player=OK, other=404))],
     "wallet_history_csv": [("GET", (), "", PLAYERS)],
+    # the statement: a player's own (no player in its URL), and support's of any player
+    "player_statement": [("GET", (), "", PLAYERS), ("GET", (), "?lang=sv", PLAYERS)],
+    "player_statement_csv": [("GET", (), "", PLAYERS)],
+    "support_player_statement": [("GET", ("pat",), "", STAFF)],
+    "support_player_statement_csv": [("GET", ("pat",), "?lang=sv", STAFF)],
     "wallet_cashier": [("GET", (), "", PLAYERS), ("POST", (), "", expect(player=400, other=400))],
     "wallet_players": [("GET", (), "", STAFF)],
     "wallet_player": [("GET", ("pat",), "", STAFF)],

@@ -9,11 +9,12 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class AccountKind(models.TextChoices):
-    PLAYER_CASH = "player_cash", "Cash"
-    PLAYER_GOLDEN_CHIPS = "player_golden_chips", "Golden Chips"
+    PLAYER_CASH = "player_cash", _("Cash")
+    PLAYER_GOLDEN_CHIPS = "player_golden_chips", _("Golden Chips")
     HOUSE_BANKROLL = "house_bankroll", "House bankroll"
     HOUSE_BETS_IN_PLAY = "house_bets_in_play", "Bets in play"
     HOUSE_GOLDEN_CHIPS_IN_PLAY = "house_golden_chips_in_play", "Golden Chips in play"
@@ -72,16 +73,17 @@ class Account(models.Model):
 
 
 class TransactionKind(models.TextChoices):
-    DEPOSIT = "deposit", "Deposit"
-    WITHDRAWAL = "withdrawal", "Withdrawal"
-    BET = "bet", "Bet"
-    PAYOUT = "payout", "Payout"
-    REFUND = "refund", "Refund"
-    TIP = "tip", "Tip"
-    GOLDEN_CHIP_GRANT = "golden_chip_grant", "Golden Chips grant"
-    ADJUSTMENT = "adjustment", "Adjustment"
+    # Marked for translation: the player's statement names them in Swedish; every other page reads English.
+    DEPOSIT = "deposit", _("Deposit")
+    WITHDRAWAL = "withdrawal", _("Withdrawal")
+    BET = "bet", _("Bet")
+    PAYOUT = "payout", _("Payout")
+    REFUND = "refund", _("Refund")
+    TIP = "tip", _("Tip")
+    GOLDEN_CHIP_GRANT = "golden_chip_grant", _("Golden Chips grant")
+    ADJUSTMENT = "adjustment", _("Adjustment")
     # Written later by the reversal of a settled round: compensating entries, never edits.
-    REVERSAL = "reversal", "Reversal"
+    REVERSAL = "reversal", _("Reversal")
 
 
 class LedgerTransaction(models.Model):

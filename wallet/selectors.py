@@ -7,7 +7,10 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Sum
+from django.utils import translation
+from django.utils.translation import gettext as _
 
+from casino.locale_formats import money_in
 from casino.untrusted import InputError, whole_number_parse
 from wallet.currencies import money_format
 from wallet.models import Account, AccountKind, Bet, Entry, TransactionKind
@@ -94,22 +97,33 @@ def _history_row(entry: Entry, currency: str) -> HistoryRow:
 
 
 def _explanation(txn, entry: Entry, currency: str) -> str:
-    """Why this line moved money, for the lines whose type alone does not say it."""
+    """Why this line moved money, for the lines whose type alone does not say it: in the active language (the
+    player's statement is also written in Swedish; every other page reads it in English)."""
     meta = txn.meta if isinstance(txn.meta, dict) else {}
     if kind_is_reversal(txn):
         staked, paid = meta.get("staked"), meta.get("paid")
-        what = (f"staked {money_format(staked, currency)} and was paid {money_format(paid, currency)}; "
-                if isinstance(staked, int) and isinstance(paid, int) else "")
-        direction = "the payout taken back" if entry.amount < 0 else "the stake given back"
-        return (f"Reversal of round {txn.reference}: {what}{direction}, so the round ends as if voided. "
-                f"Reason: {txn.reason}")
+        what = (_("staked %(staked)s and was paid %(paid)s; ") % {
+            "staked": _money_words(staked, currency), "paid": _money_words(paid, currency)}
+            if isinstance(staked, int) and isinstance(paid, int) else "")
+        direction = _("the payout taken back") if entry.amount < 0 else _("the stake given back")
+        return _("Reversal of round %(round)s: %(what)s%(direction)s, so the round ends as if voided. "
+                 "Reason: %(reason)s") % {"round": txn.reference, "what": what, "direction": direction,
+                                          "reason": txn.reason}
     if txn.kind == TransactionKind.ADJUSTMENT:
-        return f"Correction by staff. Reason: {txn.reason}" if txn.reason else "Correction by staff."
+        return _("Correction by staff. Reason: %(reason)s") % {"reason": txn.reason} if txn.reason \
+            else _("Correction by staff.")
     if txn.kind == TransactionKind.REFUND:
-        return f"Stake refunded: {txn.reason}" if txn.reason else "Stake refunded."
+        return _("Stake refunded: %(reason)s") % {"reason": txn.reason} if txn.reason else _("Stake refunded.")
     if txn.kind == TransactionKind.GOLDEN_CHIP_GRANT:
-        return f"Golden Chips granted. Reason: {txn.reason}" if txn.reason else "Golden Chips granted."
+        return _("Golden Chips granted. Reason: %(reason)s") % {"reason": txn.reason} if txn.reason \
+            else _("Golden Chips granted.")
     return ""
+
+
+def _money_words(amount: int, currency: str) -> str:
+    """An amount inside a sentence: as the back office writes it in English, as the language does otherwise."""
+    language = translation.get_language() or "en"
+    return money_format(amount, currency) if language == "en" else money_in(amount, currency, language=language)
 
 
 def kind_is_reversal(txn) -> bool:
@@ -173,17 +187,27 @@ def account_history(*, account: Account, before: int | None = None, limit: int =
     return HistoryPage(rows=rows, next_before=rows[-1].entry_id if len(page) > limit else None)
 
 
-def account_history_iter(*, account: Account, chunk: int = 2000,
-                         filter: HistoryFilter = NO_FILTER) -> Iterator[HistoryRow]:
-    """The whole history (or what the filter keeps), newest first, one keyset page at a time, for streaming
-    exports."""
-    before = None
+def account_history_iter(*, account: Account, chunk: int = 2000, filter: HistoryFilter = NO_FILTER,
+                         oldest_first: bool = False) -> Iterator[HistoryRow]:
+    """The whole history (or what the filter keeps), newest first (or oldest first, as a statement reads), one
+    keyset page at a time, for streaming exports."""
+    entries = filter.apply(_history_queryset(account))
+    if oldest_first:
+        entries = entries.order_by("id")
+    after = None
     while True:
-        page = list(filter.apply(_history_queryset(account)).filter(**({"id__lt": before} if before else {}))[:chunk])
+        page = list(entries.filter(**({"id__gt" if oldest_first else "id__lt": after} if after else {}))[:chunk])
         yield from (_history_row(entry, account.currency) for entry in page)
         if len(page) < chunk:
             return
-        before = page[-1].pk
+        after = page[-1].pk
+
+
+def account_balance_before(*, account: Account, day: date) -> int:
+    """The account's balance at the start of a UTC day: the sum of its entries before it (a statement's
+    opening balance)."""
+    return (Entry.objects.filter(account=account, created_at__lt=datetime.combine(day, time.min, tzinfo=UTC))
+            .aggregate(total=Sum("amount"))["total"] or 0)
 
 
 def house_balances(*, currency: str | None = None) -> dict[tuple[str, str], int]:

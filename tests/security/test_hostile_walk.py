@@ -105,6 +105,9 @@ FIELDS: dict[str, list[str]] = {
     "wallet_cashier": sorted({"step", *_form(CashierForm), *_form(CashierConfirmForm)}),
     "wallet_players": ["q"], "wallet_player": ["account", "before", "from", "to", "type"],
     "wallet_player_history_csv": ["account", "from", "to", "type"],
+    # the statement
+    "player_statement": ["from", "to", "lang"], "player_statement_csv": ["from", "to", "lang"],
+    "support_player_statement": ["from", "to", "lang"], "support_player_statement_csv": ["from", "to", "lang"],
     # responsible gambling: the player's page posts one form at a time, named by "action"
     "responsible_page": sorted({"lang", "action", *_form(rg_forms.MoneyLimitForm), *_form(rg_forms.SessionLimitForm),
                                 *_form(rg_forms.RealityCheckForm), *_form(rg_forms.TimeOutForm),

@@ -10,6 +10,7 @@ import pytest
 import time_machine
 from django.db import connection, transaction
 from django.db.models import Sum
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from rounds.services import round_reverse
@@ -17,7 +18,13 @@ from tests.backoffice.scenarios import settle_classic
 from tests.factories import new_key
 from wallet import services as wallet
 from wallet.models import Account, AccountKind
-from wallet.reconciliation import KindDay, ReconciliationDay, reconciliation_days, reconciliation_problems
+from wallet.reconciliation import (
+    MOVEMENT_KINDS,
+    KindDay,
+    ReconciliationDay,
+    reconciliation_days,
+    reconciliation_problems,
+)
 
 CASH, CHIPS = AccountKind.PLAYER_CASH, AccountKind.PLAYER_GOLDEN_CHIPS
 CASHIER, BANKROLL, IN_PLAY = AccountKind.HOUSE_CASHIER, AccountKind.HOUSE_BANKROLL, AccountKind.HOUSE_BETS_IN_PLAY
@@ -214,6 +221,10 @@ def test_the_finance_page_and_csv_show_the_month_and_mark_a_broken_day(month, cl
                               {"from": "2026-11-01", "to": "2026-11-30", "currency": "EUR"})
         rows = list(csv.DictReader(io.StringIO(b"".join(exported.streaming_content).decode())))
         assert len(rows) == 30 * len(AccountKind.values)
+        # each line adds up as a spreadsheet would add it: opening + movements = closing, to the cent
+        for row in rows:
+            cents = [round(float(row[name]) * 100) for name in ("opening", *MOVEMENT_KINDS, "closing")]
+            assert sum(cents[:-1]) == cents[-1], row
         last_cash = next(r for r in rows if r["day"] == "2026-11-30" and r["account_kind"] == CASH)
         assert (last_cash["opening"], last_cash["closing"], last_cash["day_ties"]) == ("1378.00", "1378.00", "yes")
         reversal = next(r for r in rows if r["day"] == "2026-11-22" and r["account_kind"] == CASH)
@@ -232,3 +243,29 @@ def test_the_finance_page_names_the_day_that_does_not_tie(month, client_for, ope
                                         {"from": "2026-11-13", "to": "2026-11-14", "currency": "EUR"}).content.decode()
     assert "1 day of this period does not tie: 2026-11-14 EUR." in text
     assert "Adjustment movements sum to 1.00 EUR over the account kinds, not 0" in text
+
+
+def test_the_reconciliation_reads_a_fixed_number_of_statements_whatever_the_period(month):
+    counts = []
+    for start in (date(2026, 11, 29), date(2026, 11, 1)):
+        with CaptureQueriesContext(connection) as queries:
+            reconciliation_days(start=start, end=date(2026, 11, 30), now=TODAY)
+        counts.append(len(queries))
+    assert counts[0] == counts[1] <= 12, counts
+
+
+def test_the_nightly_command_says_whether_the_days_tie(month):
+    from django.core.management import CommandError, call_command
+
+    out = io.StringIO()
+    with time_machine.travel(TODAY, tick=False):
+        call_command("reconcile", "--from", "2026-11-01", stdout=out)  # to yesterday, the 30th
+        assert out.getvalue().strip() == "30 days from 2026-11-01 to 2026-11-30 tie (EUR, SEK)."
+        bankroll = Account.objects.get(player__isnull=True, kind=BANKROLL, currency="EUR")
+        err = io.StringIO()
+        with broken_ledger(), pytest.raises(CommandError, match="1 of 2 days do not tie"):
+            _write_past_the_services(day=14, legs=[(bankroll.pk, 1_00, None)])
+            call_command("reconcile", "--from", "2026-11-13", "--to", "2026-11-14", "--currency", "EUR", stderr=err)
+        assert "2026-11-14 EUR [zero_sum] Adjustment movements sum to 1.00 EUR" in err.getvalue()
+        with pytest.raises(CommandError, match="after today"):
+            call_command("reconcile", "--to", "2026-12-05")
