@@ -37,18 +37,32 @@ class RealityCheckForm(forms.Form):
     interval = forms.ChoiceField(label=_("Reality check"), choices=REALITY_CHECKS, required=False)
 
 
-class TimeOutForm(forms.Form):
+class _OwnIds(forms.Form):
+    """The page shows several forms with a `confirm` or `days` field: each gets ids of its own, so every label
+    names its own box."""
+
+    id_prefix = ""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", f"{self.id_prefix}_%s")
+        super().__init__(*args, **kwargs)
+
+
+class TimeOutForm(_OwnIds):
+    id_prefix = "time_out"
     days = forms.TypedChoiceField(label=_("Take a break for"), choices=TIME_OUTS, coerce=int)
     confirm = forms.BooleanField(label=_("I understand I cannot play, bet or deposit until it ends."))
 
 
-class SelfExclusionForm(forms.Form):
+class SelfExclusionForm(_OwnIds):
+    id_prefix = "self_exclusion"
     # Six months unless the player chooses otherwise: an indefinite exclusion is never the default.
     days = forms.ChoiceField(label=_("Exclude myself for"), choices=SELF_EXCLUSIONS, required=False, initial="183")
     confirm = forms.BooleanField(label=_("I understand this cannot be undone or shortened."))
 
 
-class ExclusionEndForm(forms.Form):
+class ExclusionEndForm(_OwnIds):
+    id_prefix = "exclusion_end"
     confirm = forms.BooleanField(label=_("I ask for my self-exclusion to end. I understand it stays in force until "
                                          "the time shown."))
 
@@ -74,8 +88,12 @@ class JurisdictionRulesForm(forms.Form):
     deposit_limit_required = forms.TypedChoiceField(label="Deposit limit required before the first deposit",
                                                     choices=YES_NO, coerce=lambda v: v == "yes")
     time_zone = forms.CharField(label="Time zone of days, weeks and months (IANA name)", max_length=64)
-    promotions = forms.ChoiceField(label="Promotions", choices=PromotionRule.choices)
-    exclusion_end = forms.ChoiceField(label="Ending an indefinite self-exclusion", choices=ExclusionEndRule.choices)
+    # Short words that fit the select at phone width; the labels say what they are about.
+    promotions = forms.ChoiceField(label="Promotional credit", choices=[
+        (PromotionRule.ANY, "At any time"), (PromotionRule.FIRST_OCCASION_ONLY, "First occasion only"),
+        (PromotionRule.NONE, "None")])
+    exclusion_end = forms.ChoiceField(label="An indefinite self-exclusion ends", choices=[
+        (ExclusionEndRule.NEVER, "Never on request"), (ExclusionEndRule.ON_REQUEST, "On request")])
     exclusion_end_min_days = forms.IntegerField(label="Minimum time excluded before it can end (days)")
     exclusion_end_cooling_off_hours = forms.IntegerField(label="Cooling-off after a request to end it (hours)")
     version = forms.IntegerField(widget=forms.HiddenInput)

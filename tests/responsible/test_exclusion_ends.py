@@ -136,8 +136,9 @@ def test_the_player_asks_on_their_page_sees_it_pending_in_swedish_and_can_keep_i
     end = ExclusionEnd.objects.get()
     when = timezone.localtime(end.effective_at, timezone.get_fixed_timezone(60)).strftime("%Y-%m-%d %H:%M")
     assert f"Your self-exclusion stays in force until {when}" in asked.content.decode()
+    assert "(ends on request)" in asked.content.decode()
     swedish_page = client.get(url + "?lang=sv").content.decode()
-    assert f"Din självavstängning upphör {when}" in swedish_page
+    assert f"Din självavstängning upphör {when}" in swedish_page and "(upphör på begäran)" in swedish_page
     assert "Behåll min självavstängning" in swedish_page
     kept = client.post(url + "?lang=sv", {"action": "exclusion_end_withdraw"}, follow=True).content.decode()
     assert "Återkallat: din självavstängning gäller tills vidare." in kept

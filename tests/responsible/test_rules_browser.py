@@ -85,9 +85,11 @@ def test_a_swedish_player_asks_to_end_an_indefinite_exclusion_in_english_and_swe
     page.get_by_role("button", name="Ask to end my self-exclusion").click()
     expect(page.get_by_text("Your self-exclusion stays in force until")).to_be_visible()
     expect(page.get_by_role("status").filter(has_text="Your self-exclusion ends at")).to_be_visible()
+    expect(page.get_by_text("(ends on request)")).to_be_visible()
     at_both_sizes(page, "exclusion-end-1-english")
     page.get_by_role("link", name="På svenska").click()
     expect(page.get_by_text("Din självavstängning upphör")).to_be_visible()
+    expect(page.get_by_text("(upphör på begäran)")).to_be_visible()
     expect(page.get_by_role("button", name="Behåll min självavstängning")).to_be_visible()
     at_both_sizes(page, "exclusion-end-2-swedish")
 
