@@ -126,6 +126,9 @@ class StaffActionKind(models.TextChoices):
     RG_JURISDICTION_SET = "rg_jurisdiction_set", "Player's jurisdiction set"
     RG_REGISTER_ADDED = "rg_register_added", "Self-exclusion register entry added"
     RG_REGISTER_REMOVED = "rg_register_removed", "Self-exclusion register entry removed"
+    RG_JURISDICTION_CHANGED = "rg_jurisdiction_changed", "Jurisdiction rules changed"
+    RG_EXCLUSION_END_REQUESTED = "rg_exclusion_end_requested", "End of a player's self-exclusion requested"
+    RG_EXCLUSION_END_WITHDRAWN = "rg_exclusion_end_withdrawn", "Request to end a player's self-exclusion withdrawn"
 
 
 class StaffObjectKind(models.TextChoices):

@@ -14,12 +14,13 @@ PERMISSIONS = {
     "void_rounds": "void a round",
     "grant_golden_chips": "grant Golden Chips to a player",
     "view_staff_activity": "read the record of every staff action",
+    "configure_jurisdictions": "change the responsible-gambling rules of each jurisdiction",
     "play": "play and hold a wallet",
 }
 
 ROLE_PERMISSIONS = {
     OPERATOR: ("configure_tables", "view_dashboard", "view_backoffice", "void_rounds", "grant_golden_chips",
-               "view_staff_activity"),
+               "view_staff_activity", "configure_jurisdictions"),
     SUPPORT: ("view_backoffice", "lookup_players", "void_rounds"),
     PLAYER: ("play",),
 }

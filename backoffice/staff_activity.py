@@ -47,6 +47,9 @@ VERBS = {
     StaffActionKind.RG_JURISDICTION_SET: "set the jurisdiction of",
     StaffActionKind.RG_REGISTER_ADDED: "added to the self-exclusion register:",
     StaffActionKind.RG_REGISTER_REMOVED: "removed from the self-exclusion register:",
+    StaffActionKind.RG_JURISDICTION_CHANGED: "changed the responsible-gambling rules of",
+    StaffActionKind.RG_EXCLUSION_END_REQUESTED: "asked, on the player's written request, to end the self-exclusion of",
+    StaffActionKind.RG_EXCLUSION_END_WITHDRAWN: "withdrew the request to end the self-exclusion of",
 }
 assert set(VERBS) == set(StaffActionKind), "every staff action needs its words"
 

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
@@ -25,6 +26,9 @@ from players import services as player_services
 from players.errors import PlayerRequestError
 from players.forms import ChatForm, NoteForm
 from players.game_views import game_history_csv, period_of
+from responsible.checks import promotion_refusal
+from responsible.errors import PromotionRefused
+from responsible.selectors import player_jurisdiction
 from rounds import game_history
 from rounds import services as round_services
 from rounds.audit_words import event_lines
@@ -235,6 +239,8 @@ def player_page(request, user_id: int):
         "password_change_demanded": account_selectors.password_change_demanded(user=player),
         "can_moderate": has_role_permission(request.user, "lookup_players"),
         "can_grant": has_role_permission(request.user, "grant_golden_chips"),
+        "promotions_jurisdiction": player_jurisdiction(player=player),
+        "promotion_refusal": promotion_refusal(player=player, now=timezone.now()),
         "note_form": NoteForm(), "chat_form": ChatForm(),
         "grant_form": GoldenChipGrantForm(initial={
             "currency": accounts[0].currency if accounts else "EUR", "idempotency_key": str(uuid.uuid4())}),
@@ -308,6 +314,11 @@ def player_golden_chips(request, user_id: int):
                 e for errors in form.errors.values() for e in errors))
             return redirect(back)
         data = form.cleaned_data
+        # The jurisdiction's promotions rule, said before the review (the grant decides again under its lock).
+        refusal = promotion_refusal(player=player, now=timezone.now())
+        if refusal:
+            messages.error(request, f"Nothing was granted: {refusal}")
+            return redirect(back)
         return render(request, "backoffice/grant_confirm.html", {
             "player": player, "currency": data["currency"], "amount_minor": data["amount_minor"],
             "amount": money_format(data["amount_minor"], data["currency"]), "amount_text": data["amount"],
@@ -327,7 +338,7 @@ def player_golden_chips(request, user_id: int):
             reason=data["reason"], idempotency_key=client_key(
                 user=request.user, operation="golden_chips_grant", key=data["idempotency_key"]),
             origin=origin_from_request(request))
-    except (WalletError, IdempotencyConflict) as error:
+    except (WalletError, IdempotencyConflict, PromotionRefused) as error:
         messages.error(request, f"Nothing was granted: {error.message}")
     else:
         messages.success(request, f"{money_format(data['amount_minor'], data['currency'])} in Golden Chips "

@@ -312,6 +312,7 @@ SPECTACULAR_SETTINGS = {
 RESPONSIBLE_DEFAULT_JURISDICTION = env_str("RESPONSIBLE_DEFAULT_JURISDICTION", "MT")
 RESPONSIBLE_EXCLUSION_REGISTER = env_str("RESPONSIBLE_EXCLUSION_REGISTER", "responsible.register.DatabaseRegister")
 WALLET_DEPOSIT_CHECKS = ["responsible.checks.deposit_allowed"]
+WALLET_PROMOTION_CHECKS = ["responsible.checks.promotion_allowed"]
 RESPONSIBLE_PLAY_PATHS = ["/me/tables/"]
 
 LOGGING = {

@@ -5,7 +5,9 @@ from django.contrib import admin
 from accounts.read_only_admin import ReadOnlyAdmin
 from responsible.models import (
     Exclusion,
+    ExclusionEnd,
     Jurisdiction,
+    JurisdictionChange,
     LimitChange,
     PlayerSettings,
     RealityCheckAnswer,
@@ -19,7 +21,8 @@ def _all_fields(model) -> list[str]:
 
 @admin.register(Jurisdiction)
 class JurisdictionAdmin(ReadOnlyAdmin):
-    list_display = ("code", "name", "cooling_off_hours", "deposit_limit_required", "time_zone")
+    list_display = ("code", "name", "cooling_off_hours", "deposit_limit_required", "time_zone", "promotions",
+                    "exclusion_end", "version")
     readonly_fields = _all_fields(Jurisdiction)
 
 
@@ -51,3 +54,15 @@ class RegisterEntryAdmin(ReadOnlyAdmin):
 class RealityCheckAnswerAdmin(ReadOnlyAdmin):
     list_display = ("player", "choice", "answered_at")
     readonly_fields = _all_fields(RealityCheckAnswer)
+
+
+@admin.register(JurisdictionChange)
+class JurisdictionChangeAdmin(ReadOnlyAdmin):
+    list_display = ("jurisdiction", "version", "actor", "at")
+    readonly_fields = _all_fields(JurisdictionChange)
+
+
+@admin.register(ExclusionEnd)
+class ExclusionEndAdmin(ReadOnlyAdmin):
+    list_display = ("player", "exclusion", "requested_at", "effective_at", "actor", "withdrawn_at")
+    readonly_fields = _all_fields(ExclusionEnd)

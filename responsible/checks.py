@@ -18,8 +18,9 @@ from django.utils.translation import gettext as _
 
 from casino.locale_formats import money_in
 from responsible import selectors
-from responsible.errors import DepositLimitRequired, Excluded, LimitReached, RealityCheckDue
+from responsible.errors import DepositLimitRequired, Excluded, LimitReached, PromotionRefused, RealityCheckDue
 from responsible.limits import LimitState
+from responsible.models import PlayerSettings, PromotionRule
 from responsible.register import register_lookup
 from wallet.models import Account, AccountKind
 
@@ -158,3 +159,45 @@ def bet_allowed(*, player, currency: str, cash_amount: int, now: datetime) -> No
                                            starts=selectors.period_starts(now, zone))
         _money_limits_check(kind="loss", limits=limits, used=used, amount=cash_amount, currency=currency,
                             now=now, time_zone=zone)
+
+
+def _promotion_refuse(player, *, now: datetime) -> None:
+    jurisdiction = selectors.player_jurisdiction(player=player)
+    rule = jurisdiction.promotions
+    if rule == PromotionRule.ANY:
+        return
+    if rule == PromotionRule.NONE:
+        raise PromotionRefused(_("The rules of %(jurisdiction)s allow no promotional credit: no Golden Chips can "
+                                 "be granted to this player.") % {"jurisdiction": jurisdiction.name})
+    seen = selectors.occasions(player_id=player.pk)
+    if not seen.first_occasion_over:
+        return
+    zone = jurisdiction.time_zone
+    if seen.first_grant_at is not None:
+        why = _("received promotional credit already, on %(when)s") % {"when": when_text(seen.first_grant_at, zone)}
+    else:
+        why = _("placed a first bet already, on %(when)s") % {"when": when_text(seen.first_bet_at, zone)}
+    raise PromotionRefused(
+        _("The rules of %(jurisdiction)s allow promotional credit only at a player's first occasion (before "
+          "their first bet, and only once), and this player %(why)s.") % {"jurisdiction": jurisdiction.name,
+                                                                          "why": why})
+
+
+def promotion_refusal(*, player, now: datetime) -> str:
+    """Why a promotional credit to this player would be refused now ("" if it would not): the grant page says
+    it before the review; `promotion_allowed` decides again under the lock."""
+    try:
+        _promotion_refuse(player, now=now)
+    except PromotionRefused as refusal:
+        return refusal.message
+    return ""
+
+
+def promotion_allowed(*, player, currency: str, amount: int, now: datetime) -> None:
+    """Refuse a promotional credit the player's jurisdiction forbids (settings.WALLET_PROMOTION_CHECKS). Runs
+    inside the grant's transaction under the player's Golden Chips account lock; it then locks the player's
+    settings row too, so two concurrent grants (in one currency or two) are ordered and the second reads the
+    first. Only a write of this app (limit_set, exclusion ends) takes that row, and none holds an account."""
+    PlayerSettings.objects.bulk_create([PlayerSettings(player=player)], ignore_conflicts=True)
+    PlayerSettings.objects.select_for_update().filter(player=player).values_list("player_id", flat=True).get()
+    _promotion_refuse(player, now=now)

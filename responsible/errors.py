@@ -33,6 +33,24 @@ class RealityCheckDue(ResponsibleError):
     http_status = status.HTTP_409_CONFLICT
 
 
+class PromotionRefused(ResponsibleError):
+    """A promotional credit the player's jurisdiction does not allow now; nothing moved."""
+
+    code = "promotion_refused"
+    http_status = status.HTTP_409_CONFLICT
+
+
+class JurisdictionRuleError(ResponsibleError):
+    """A jurisdiction rule an operator may not set (out of range, unknown, or below the regulator's floor);
+    `field` names the rule so the page puts the message beside it. Nothing was saved."""
+
+    code = "jurisdiction_rule_invalid"
+
+    def __init__(self, message: str, *, field: str = ""):
+        super().__init__(message)
+        self.field = field
+
+
 class RegisterUnavailable(ResponsibleError):
     """The national register did not answer: refused, as an unchecked deposit may not go through."""
 

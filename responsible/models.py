@@ -15,18 +15,88 @@ from django.utils.translation import gettext_lazy as _
 REASON_MAX_LENGTH = 2000
 
 
+class PromotionRule(models.TextChoices):
+    ANY = "any", "Promotions at any time"
+    FIRST_OCCASION_ONLY = "first_occasion_only", "Promotional credit only at the player's first occasion"
+    NONE = "none", "No promotional credit"
+
+
+class ExclusionEndRule(models.TextChoices):
+    NEVER = "never", "An indefinite self-exclusion cannot be ended on request"
+    ON_REQUEST = "on_request", "An indefinite self-exclusion ends on request, after a minimum and a cooling-off"
+
+
 class Jurisdiction(models.Model):
     """An operator setting per licence: how long a raised or removed limit waits, whether a deposit limit must
-    exist before the first deposit (Sweden), and the time zone its days, weeks and months are counted in."""
+    exist before the first deposit (Sweden), the time zone its days, weeks and months are counted in, when
+    promotional credit may be given, and whether (and when) an indefinite self-exclusion ends on request.
+    Changed only through responsible.jurisdiction_rules (each change a JurisdictionChange and a staff action)."""
 
     code = models.CharField(max_length=2, primary_key=True, help_text="ISO 3166 country code, e.g. SE")
     name = models.CharField(max_length=80)
     cooling_off_hours = models.PositiveIntegerField(default=72)
     deposit_limit_required = models.BooleanField(default=False)
     time_zone = models.CharField(max_length=64, default="Europe/Stockholm")
+    promotions = models.CharField(max_length=20, choices=PromotionRule.choices, default=PromotionRule.ANY)
+    exclusion_end = models.CharField(max_length=12, choices=ExclusionEndRule.choices,
+                                     default=ExclusionEndRule.NEVER)
+    # With ON_REQUEST: the end takes effect no earlier than this long after the exclusion started...
+    exclusion_end_min_days = models.PositiveIntegerField(default=365)
+    # ...and no earlier than this long after the request.
+    exclusion_end_cooling_off_hours = models.PositiveIntegerField(default=168)
+    version = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(promotions__in=PromotionRule.values),
+                                   name="responsible_jurisdiction_promotions_known"),
+            models.CheckConstraint(condition=Q(exclusion_end__in=ExclusionEndRule.values),
+                                   name="responsible_jurisdiction_exclusion_end_known"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.code} {self.name}"
+
+
+class JurisdictionChangeQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise TypeError("jurisdiction history is immutable: JurisdictionChange rows cannot be updated")
+
+    def delete(self):
+        raise TypeError("jurisdiction history is immutable: JurisdictionChange rows cannot be deleted")
+
+
+class JurisdictionChange(models.Model):
+    """One immutable entry of a jurisdiction's history: who changed its rules, why, and every rule before and
+    after. Inserted only; the model, the queryset and (on PostgreSQL) a trigger refuse updates and deletes."""
+
+    jurisdiction = models.ForeignKey(Jurisdiction, on_delete=models.PROTECT, related_name="changes")
+    version = models.PositiveIntegerField()
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+    reason = models.TextField()
+    before = models.JSONField()
+    after = models.JSONField()
+
+    objects = JurisdictionChangeQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["jurisdiction", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["jurisdiction", "version"], name="responsible_jurisdiction_version_once"),
+            models.CheckConstraint(condition=~Q(reason=""), name="responsible_jurisdiction_change_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.jurisdiction_id} v{self.version}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("jurisdiction history is immutable: JurisdictionChange rows cannot be updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("jurisdiction history is immutable: JurisdictionChange rows cannot be deleted")
 
 
 class PlayerSettings(models.Model):
@@ -101,7 +171,8 @@ class ExclusionKind(models.TextChoices):
 
 class Exclusion(models.Model):
     """A time-out or self-exclusion the player chose (or support entered for them): no play, bets or deposits
-    from `starts_at` until `ends_at` (None: indefinitely). It cannot be shortened or lifted early."""
+    from `starts_at` until `ends_at` (None: indefinitely). It cannot be shortened or lifted early; an indefinite
+    self-exclusion ends only through an ExclusionEnd, where the player's jurisdiction allows it."""
 
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="exclusions")
     kind = models.CharField(max_length=16, choices=ExclusionKind.choices)
@@ -121,6 +192,39 @@ class Exclusion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} of player {self.player_id} until {self.ends_at or 'further notice'}"
+
+
+class ExclusionEnd(models.Model):
+    """A request to end an indefinite self-exclusion (the player's, or support's on the player's written request):
+    the exclusion stops at `effective_at`, which the player's jurisdiction set when it was asked (a minimum time
+    excluded and a cooling-off after the request). Until then the exclusion is in force; a withdrawn request
+    (withdrawn_at) ends nothing. The exclusion row itself stays as the player chose it."""
+
+    exclusion = models.ForeignKey(Exclusion, on_delete=models.PROTECT, related_name="end_requests")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(default=timezone.now)
+    effective_at = models.DateTimeField()
+    # The player themselves when None; otherwise the staff member who entered the player's written request.
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="+")
+    reason = models.TextField(blank=True)
+    rule = models.JSONField(help_text="the jurisdiction's rule applied: code, minimum days, cooling-off hours")
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="+")
+    withdrawn_reason = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["player", "-id"], name="responsible_exclusion_end_pl")]
+        constraints = [
+            models.UniqueConstraint(fields=["exclusion"], condition=Q(withdrawn_at__isnull=True),
+                                    name="responsible_exclusion_end_one_live"),
+            models.CheckConstraint(condition=Q(effective_at__gt=models.F("requested_at")),
+                                   name="responsible_exclusion_end_after_request"),
+        ]
+
+    def __str__(self) -> str:
+        return f"end of exclusion {self.exclusion_id} at {self.effective_at:%Y-%m-%d %H:%M}"
 
 
 class RegisterEntry(models.Model):

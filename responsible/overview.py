@@ -67,3 +67,32 @@ def overview(*, player, now: datetime | None = None) -> Overview:
         reality_check_due=checks.reality_check_due(state, session, now=now), now=now,
     )
 
+
+
+@dataclass(frozen=True)
+class ExclusionEndOverview:
+    """What the pages say about ending an indefinite self-exclusion in force (`indefinite` False: there is none)."""
+
+    indefinite: bool
+    allowed: bool                       # the jurisdiction ends one on request
+    pending: object | None = None       # the waiting ExclusionEnd
+    would_end_at: datetime | None = None  # when a request made now would end it
+    min_days: int = 0
+    cooling_off_hours: int = 0
+
+
+def exclusion_end_overview(*, player, now: datetime | None = None) -> ExclusionEndOverview:
+    from responsible.models import ExclusionEndRule
+
+    now = now or timezone.now()
+    found = selectors.indefinite_exclusions(player=player, now=now)
+    jurisdiction = selectors.player_jurisdiction(player=player)
+    allowed = jurisdiction.exclusion_end == ExclusionEndRule.ON_REQUEST
+    if not found:
+        return ExclusionEndOverview(indefinite=False, allowed=allowed)
+    pending = next((end for _exclusion, end in found if end is not None), None)
+    return ExclusionEndOverview(
+        indefinite=True, allowed=allowed, pending=pending,
+        would_end_at=selectors.exclusion_end_effective_at(jurisdiction=jurisdiction,
+                                                          exclusions=[e for e, _end in found], now=now),
+        min_days=jurisdiction.exclusion_end_min_days, cooling_off_hours=jurisdiction.exclusion_end_cooling_off_hours)

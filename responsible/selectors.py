@@ -10,14 +10,22 @@ from types import SimpleNamespace
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Case, F, IntegerField, Q, Sum, When
+from django.db.models import Case, F, IntegerField, OuterRef, Q, Subquery, Sum, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from responsible.jurisdictions import jurisdiction_ensure
 from responsible.limits import LimitState, limit_state
-from responsible.models import Exclusion, Jurisdiction, LimitChange, RealityCheckAnswer
+from responsible.models import (
+    Exclusion,
+    ExclusionEnd,
+    ExclusionKind,
+    Jurisdiction,
+    JurisdictionChange,
+    LimitChange,
+    RealityCheckAnswer,
+)
 from responsible.periods import period_end, period_start
 from wallet.models import AccountKind, Bet, BetResolution, Entry, TransactionKind
 
@@ -63,13 +71,17 @@ def _when(value):
     return value
 
 
+# An indefinite exclusion with a live (not withdrawn) end request ends at the request's effective_at; at most
+# one live request per exclusion (a database constraint), so the join adds no rows.
 _STATE_SQL = """
 SELECT 'L', kind, period, currency, value, requested_at, effective_at, id
   FROM responsible_limitchange WHERE player_id = %(player)s
 UNION ALL
-SELECT 'X', kind, '', '', NULL, starts_at, ends_at, id
-  FROM responsible_exclusion
- WHERE player_id = %(player)s AND starts_at <= %(now)s AND (ends_at IS NULL OR ends_at > %(now)s)
+SELECT 'X', x.kind, '', '', NULL, x.starts_at, COALESCE(x.ends_at, e.effective_at), x.id
+  FROM responsible_exclusion x
+  LEFT JOIN responsible_exclusionend e ON e.exclusion_id = x.id AND e.withdrawn_at IS NULL
+ WHERE x.player_id = %(player)s AND x.starts_at <= %(now)s
+   AND (COALESCE(x.ends_at, e.effective_at) IS NULL OR COALESCE(x.ends_at, e.effective_at) > %(now)s)
 UNION ALL
 SELECT 'S', COALESCE(jurisdiction_id, ''), '', '', reality_check_minutes, updated_at, NULL, 0
   FROM responsible_playersettings WHERE player_id = %(player)s
@@ -150,6 +162,30 @@ def losses_per_period(*, player_id: int, currency: str, starts: dict[str, dateti
     return {period: stakes[period] - returns[period] for period in starts}
 
 
+# ------------------------------------------------------------------------------------------ the first occasion
+
+
+@dataclass(frozen=True)
+class Occasions:
+    """What ends a player's first occasion (docs/responsible.md): their first promotional grant, their first bet."""
+
+    first_grant_at: datetime | None
+    first_bet_at: datetime | None
+
+    @property
+    def first_occasion_over(self) -> bool:
+        return self.first_grant_at is not None or self.first_bet_at is not None
+
+
+def occasions(*, player_id: int) -> Occasions:
+    """The player's first Golden Chips grant and first bet, in any currency, at any table, as cash or chips."""
+    grant = (Entry.objects.filter(account__player_id=player_id, transaction__kind=TransactionKind.GOLDEN_CHIP_GRANT)
+             .order_by("created_at").values_list("created_at", flat=True).first())
+    bet = (Bet.objects.filter(account__player_id=player_id).order_by("created_at")
+           .values_list("created_at", flat=True).first())
+    return Occasions(first_grant_at=grant, first_bet_at=bet)
+
+
 # ------------------------------------------------------------------------------------------------ the session
 
 
@@ -199,15 +235,61 @@ def limit_history(*, player) -> list[LimitChange]:
 
 
 def exclusions(*, player) -> list[Exclusion]:
-    return list(Exclusion.objects.filter(player=player).select_related("actor").order_by("-id"))
+    """Newest first, each with `ended_at` (its end, or the time a live end request ends it)."""
+    return list(_with_end(Exclusion.objects.filter(player=player)).select_related("actor").order_by("-id"))
+
+
+def _live_end():
+    return ExclusionEnd.objects.filter(exclusion=OuterRef("pk"), withdrawn_at__isnull=True).values("effective_at")[:1]
+
+
+def _with_end(queryset):
+    """Exclusions with `ended_at`: when they stop (their own end, or a live end request's; None: indefinitely)."""
+    return queryset.annotate(ended_at=Coalesce("ends_at", Subquery(_live_end())))
 
 
 def exclusion_active(*, player, now: datetime) -> Exclusion | None:
     # The one that ends last (an indefinite one first of all).
-    return (Exclusion.objects.filter(player=player, starts_at__lte=now)
-            .filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now))
-            .order_by(F("ends_at").desc(nulls_first=True), "-id").first())
+    return (_with_end(Exclusion.objects.filter(player=player, starts_at__lte=now))
+            .filter(Q(ended_at__isnull=True) | Q(ended_at__gt=now))
+            .order_by(F("ended_at").desc(nulls_first=True), "-id").first())
+
+
+def indefinite_exclusions(*, player, now: datetime) -> list[tuple[Exclusion, ExclusionEnd | None]]:
+    """The player's indefinite self-exclusions in force now, each with its waiting end request (or None)."""
+    found = []
+    for exclusion in Exclusion.objects.filter(player=player, kind=ExclusionKind.SELF_EXCLUSION, ends_at__isnull=True,
+                                              starts_at__lte=now).order_by("id"):
+        end = ExclusionEnd.objects.filter(exclusion=exclusion, withdrawn_at__isnull=True).first()
+        if end is None or end.effective_at > now:
+            found.append((exclusion, end))
+    return found
+
+
+def exclusion_end_effective_at(*, jurisdiction: Jurisdiction, exclusions: list[Exclusion], now: datetime
+                               ) -> datetime:
+    """When a request made now would end these indefinite exclusions: the later of the cooling-off after the
+    request and the minimum time excluded counted from each exclusion's start."""
+    return max(now + timedelta(hours=jurisdiction.exclusion_end_cooling_off_hours),
+               *(e.starts_at + timedelta(days=jurisdiction.exclusion_end_min_days) for e in exclusions))
+
+
+def exclusion_ends(*, player) -> list[ExclusionEnd]:
+    return list(ExclusionEnd.objects.filter(player=player).select_related("actor", "withdrawn_by").order_by("-id"))
 
 
 def reality_answers(*, player, limit: int = 20) -> list[RealityCheckAnswer]:
     return list(RealityCheckAnswer.objects.filter(player=player).order_by("-id")[:limit])
+
+
+def jurisdictions_all() -> list[Jurisdiction]:
+    from responsible.jurisdictions import DEFAULTS
+
+    for code in DEFAULTS:
+        jurisdiction_ensure(Jurisdiction, code)
+    return list(Jurisdiction.objects.order_by("code"))
+
+
+def jurisdiction_history(*, code: str, limit: int = 50) -> list[JurisdictionChange]:
+    return list(JurisdictionChange.objects.filter(jurisdiction_id=code).select_related("actor")
+                .order_by("-version")[:limit])

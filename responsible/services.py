@@ -8,7 +8,9 @@ Decisions where the issue is silent (docs/responsible.md lists them all):
   jurisdiction's cooling-off period. Asking again before a pending change took effect replaces it.
 - Where a deposit limit is mandatory (Sweden) the last deposit limit of a currency cannot be removed.
 - A time-out lasts 1 to 42 days, a self-exclusion 6 months or more, or indefinitely; neither can be shortened
-  or lifted early, by the player or by support.
+  or lifted early, by the player or by support. Only an indefinite self-exclusion can end, on request, where
+  the jurisdiction allows it: after a minimum time excluded and a cooling-off after the request.
+- Operators change a jurisdiction's rules with a reason; each change is a new version in its immutable history.
 """
 
 from __future__ import annotations
@@ -24,14 +26,17 @@ from accounts.permissions import require_permission
 from accounts.staffaudit import Origin, StaffObject, for_user, staff_action_record
 from casino.checks import reason_check
 from responsible import selectors
-from responsible.errors import ResponsibleError
-from responsible.jurisdictions import jurisdiction_ensure
+from responsible.errors import JurisdictionRuleError, ResponsibleError
+from responsible.jurisdictions import jurisdiction_ensure, rules_clean, rules_of
 from responsible.limits import tightens
 from responsible.models import (
     REASON_MAX_LENGTH,
     Exclusion,
+    ExclusionEnd,
+    ExclusionEndRule,
     ExclusionKind,
     Jurisdiction,
+    JurisdictionChange,
     LimitChange,
     LimitKind,
     LimitPeriod,
@@ -49,6 +54,7 @@ TIME_OUT_DAYS = (1, 42)
 SELF_EXCLUSION_MIN_DAYS = 183
 MAX_MONEY_LIMIT = 10**12
 STAFF_PERMISSION = "lookup_players"
+RULES_PERMISSION = "configure_jurisdictions"
 
 
 def _now(now: datetime | None) -> datetime:
@@ -223,3 +229,107 @@ def register_remove(*, entry_id: int, reason: str, actor, origin: Origin | None 
                             target=_register_target(entry.identity), origin=origin, reason=reason, at=now,
                             details={"entry": entry.pk})
     return entry
+
+
+# ------------------------------------------------------------------------------------------ jurisdictions' rules
+
+
+def jurisdiction_rules_set(*, actor, code: str, values: dict, expected_version: int, reason: str,
+                           origin: Origin | None = None, now: datetime | None = None) -> Jurisdiction:
+    """An operator changes a jurisdiction's rules: every rule checked (responsible.jurisdictions.rules_clean),
+    refused when someone saved another version since the operator read it, or when nothing changes. The new
+    rules apply to what is asked from now on: a limit raise or an exclusion end already waiting keeps the
+    time it was given."""
+    require_permission(actor, RULES_PERMISSION)
+    reason = reason_check(reason, max_length=REASON_MAX_LENGTH, error=JurisdictionRuleError)
+    if not isinstance(code, str) or jurisdiction_ensure(Jurisdiction, code) is None:
+        raise JurisdictionRuleError(_("Unknown jurisdiction %r.") % (code,))
+    clean = rules_clean(code, values)
+    now = _now(now)
+    with transaction.atomic(durable=True):
+        row = Jurisdiction.objects.select_for_update().get(code=code)
+        if row.version != expected_version:
+            raise JurisdictionRuleError(
+                f"The rules of {row.name} were changed by someone else since you opened them (now version "
+                f"{row.version}): nothing was saved. Read them again before you change them.")
+        before = rules_of(row)
+        if before == clean:
+            raise JurisdictionRuleError("Nothing to save: these are the rules in force. Change a rule first.")
+        for name, value in clean.items():
+            setattr(row, name, value)
+        row.version += 1
+        row.save(update_fields=[*clean, "version"])
+        JurisdictionChange.objects.create(jurisdiction=row, version=row.version, actor=actor, at=now,
+                                          reason=reason, before=before, after=clean)
+        staff_action_record(actor=actor, action=StaffActionKind.RG_JURISDICTION_CHANGED,
+                            target=StaffObject(kind="", ref="", label=f"{row.code} {row.name}",
+                                               extra={"jurisdiction": row.code}),
+                            origin=origin, reason=reason, at=now,
+                            details={"version": row.version, "before": before, "after": clean})
+    return row
+
+
+# ------------------------------------------------------------------------------- ending a self-exclusion
+
+
+def _settings_lock(player) -> PlayerSettings:
+    # The player's settings row serialises their responsible-gambling writes (two tabs, or support at once).
+    PlayerSettings.objects.get_or_create(player=player)
+    return PlayerSettings.objects.select_for_update().get(player=player)
+
+
+def exclusion_end_request(*, player, reason: str = "", actor=None, origin: Origin | None = None,
+                          now: datetime | None = None) -> list[ExclusionEnd]:
+    """The player (actor None), or support on the player's written request (with a reason), asks to end their
+    indefinite self-exclusion. Where the player's jurisdiction allows it, the end takes effect at the later of
+    the minimum time excluded and the cooling-off after the request; until then the exclusion is in force.
+    Refused where the jurisdiction never ends one, for a time-out or a fixed self-exclusion (those run their
+    course), and when an end is already waiting. Returns one request per indefinite exclusion in force."""
+    staff_reason = _staff_reason(actor, reason)
+    now = _now(now)
+    with transaction.atomic(durable=True):
+        settings_row = _settings_lock(player)
+        jurisdiction = selectors.jurisdiction_get(settings_row.jurisdiction_id)
+        open_ones = selectors.indefinite_exclusions(player=player, now=now)
+        if not open_ones:
+            raise ResponsibleError(_("There is no indefinite self-exclusion to end. A time-out or a self-exclusion "
+                                     "for a set time cannot be ended early: it ends by itself."))
+        if any(end is not None for _exclusion, end in open_ones):
+            raise ResponsibleError(_("Ending your self-exclusion is already requested; see when it takes effect "
+                                     "below."))
+        if jurisdiction.exclusion_end != ExclusionEndRule.ON_REQUEST:
+            raise ResponsibleError(_("The rules of %(jurisdiction)s do not let an indefinite self-exclusion end on "
+                                     "request: it stays in force.") % {"jurisdiction": jurisdiction.name})
+        effective_at = selectors.exclusion_end_effective_at(
+            jurisdiction=jurisdiction, exclusions=[exclusion for exclusion, _end in open_ones], now=now)
+        rule = {"jurisdiction": jurisdiction.code, "min_days": jurisdiction.exclusion_end_min_days,
+                "cooling_off_hours": jurisdiction.exclusion_end_cooling_off_hours}
+        ends = [ExclusionEnd.objects.create(exclusion=exclusion, player=player, requested_at=now,
+                                            effective_at=effective_at, actor=actor, reason=staff_reason, rule=rule)
+                for exclusion, _end in open_ones]
+        staff_action_record(actor=actor, action=StaffActionKind.RG_EXCLUSION_END_REQUESTED, target=for_user(player),
+                            origin=origin, reason=staff_reason, at=now, details={
+                                "exclusions": [e.exclusion_id for e in ends], "effective_at": effective_at.isoformat(),
+                                **rule})
+    return ends
+
+
+def exclusion_end_withdraw(*, player, reason: str = "", actor=None, origin: Origin | None = None,
+                           now: datetime | None = None) -> int:
+    """The player (or support for them, with a reason) withdraws a waiting end: the exclusion stays in force
+    indefinitely, at once (like a lower limit). Returns how many requests were withdrawn."""
+    staff_reason = _staff_reason(actor, reason)
+    now = _now(now)
+    with transaction.atomic(durable=True):
+        _settings_lock(player)
+        waiting = list(ExclusionEnd.objects.select_for_update().filter(
+            player=player, withdrawn_at__isnull=True, effective_at__gt=now))
+        if not waiting:
+            raise ResponsibleError(_("No end of a self-exclusion is waiting to take effect."))
+        for end in waiting:
+            end.withdrawn_at, end.withdrawn_by, end.withdrawn_reason = now, actor, staff_reason
+            end.save(update_fields=["withdrawn_at", "withdrawn_by", "withdrawn_reason"])
+        staff_action_record(actor=actor, action=StaffActionKind.RG_EXCLUSION_END_WITHDRAWN, target=for_user(player),
+                            origin=origin, reason=staff_reason, at=now,
+                            details={"exclusions": [e.exclusion_id for e in waiting]})
+    return len(waiting)

@@ -15,7 +15,7 @@ from accounts.permissions import permission_required
 from players.help import UnknownLanguage, language_of
 from responsible import forms, services
 from responsible.errors import ResponsibleError
-from responsible.overview import overview
+from responsible.overview import exclusion_end_overview, overview
 from responsible.selectors import exclusions, limit_history, player_jurisdiction
 from wallet.currencies import money_parse
 from wallet.errors import WalletError
@@ -27,6 +27,8 @@ ACTIONS = {
     "reality_check": forms.RealityCheckForm,
     "time_out": forms.TimeOutForm,
     "self_exclusion": forms.SelfExclusionForm,
+    "exclusion_end": forms.ExclusionEndForm,
+    "exclusion_end_withdraw": forms.ExclusionEndWithdrawForm,
 }
 
 
@@ -45,6 +47,13 @@ def _apply(request, action: str, data: dict) -> str:
     elif action == "time_out":
         services.exclusion_start(player=player, kind="time_out", days=data["days"])
         return _("Your time-out has started. You can still withdraw your balance.")
+    elif action == "exclusion_end":
+        [end, *_more] = services.exclusion_end_request(player=player)
+        return _("Asked. Your self-exclusion stays in force until %(when)s; then it ends.") % {
+            "when": _local(end.effective_at)}
+    elif action == "exclusion_end_withdraw":
+        services.exclusion_end_withdraw(player=player)
+        return _("Withdrawn: your self-exclusion stays in force until further notice.")
     else:
         services.exclusion_start(player=player, kind="self_exclusion",
                                  days=int(data["days"]) if data["days"] else None)
@@ -90,6 +99,7 @@ def responsible_page(request):
         response = render(request, "responsible/page.html", {
             "o": overview(player=request.user), "forms": page_forms, "page_language": language,
             "history": limit_history(player=request.user)[:50], "exclusions": exclusions(player=request.user),
+            "ending": exclusion_end_overview(player=request.user),
         }, status=status)
     response.headers["Content-Language"] = language
     return response

@@ -197,6 +197,11 @@ PAGES = {
     "responsible_support_player": [("GET", ("pat",), "", STAFF), ("POST", ("pat",), "", expect(support=400))],
     "responsible_register": [("GET", (), "", SUPPORT), ("POST", (), "", expect(support=400))],
     "responsible_register_remove": [("GET", ("probe",), "", POST_ONLY), ("POST", ("probe",), "", SUPPORT)],
+    # support enters a player's written request to end a self-exclusion (an empty form: told so, nothing changes)
+    "responsible_support_exclusion_end": [("GET", ("pat",), "", POST_ONLY), ("POST", ("pat",), "", SUPPORT)],
+    # the jurisdictions' rules: staff read them; only operators change them (an empty form comes back, 400)
+    "responsible_jurisdictions": [("GET", (), "", STAFF)],
+    "responsible_jurisdiction": [("GET", ("SE",), "", STAFF), ("POST", ("SE",), "", expect(operator=400))],
 }
 
 # The admin site: staff only. Tables: staff read them there, operators add them. Rounds: staff read, nobody adds.
@@ -220,6 +225,7 @@ ADMIN_MODELS = {  # model -> (its list, its add form)
     "responsible.jurisdiction": (READ, NOBODY), "responsible.playersettings": (READ, NOBODY),
     "responsible.limitchange": (READ, NOBODY), "responsible.exclusion": (READ, NOBODY),
     "responsible.registerentry": (READ, NOBODY), "responsible.realitycheckanswer": (READ, NOBODY),
+    "responsible.jurisdictionchange": (READ, NOBODY), "responsible.exclusionend": (READ, NOBODY),
     "chat.chatmessage": (READ, NOBODY),
     # sign-in lockouts and second-factor devices: a superuser's only (a lost device is reset by a command)
     "axes.accessattempt": (NOBODY, NOBODY), "axes.accesslog": (NOBODY, NOBODY),
@@ -383,7 +389,7 @@ def _send(client, method: str, url: str, body, *, api: bool):
 @pytest.mark.slow
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_each_persona_reaches_exactly_the_pages_of_its_row(clients, world, persona):
-    values = {**world.__dict__, "hot3": "hot3"}
+    values = {**world.__dict__, "hot3": "hot3", "SE": "SE"}
     wrong = []
     for name, rows in PAGES.items():
         for method, arguments, query, expectations in rows:

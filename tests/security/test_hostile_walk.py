@@ -116,6 +116,8 @@ FIELDS: dict[str, list[str]] = {
     "responsible_support_player": ["code", "reason"],
     "responsible_register": sorted({"identity", *_form(rg_forms.RegisterAddForm)}),
     "responsible_register_remove": ["reason"],
+    "responsible_support_exclusion_end": ["action", "reason", "step"], "responsible_jurisdictions": [],
+    "responsible_jurisdiction": sorted({"step", *_form(rg_forms.JurisdictionRulesForm)}),
     "api_responsible_state": [], "api_responsible_reality_check": ["choice"],
     # the API
     "api_player_settings": _serializer(SettingsSerializer), "api_table_help": ["lang"],
@@ -202,7 +204,7 @@ def world(play, classic_table, funded, personas):
     open_round = play(classic_table).round
     return {
         "game_number": [open_round.game_number],
-        "code": [classic_table.code], "user_id": [str(alice.pk)], "transaction_id":
+        "code": [classic_table.code], "jurisdiction": ["SE"], "user_id": [str(alice.pk)], "transaction_id":
             [str(LedgerTransaction.objects.order_by("id").values_list("id", flat=True).first())],
         "side_bet": ["any_pair"], "run_id": ["1"], "probe_id": ["1"], "content_type_id": ["1"],
         "object_id": ["1"], "app_label": ["wallet"], "url": ["x"],

@@ -11,7 +11,7 @@ from accounts.models import StaffActionKind
 from accounts.staffaudit import Origin, for_user, staff_action_record
 from wallet.currencies import currency_get
 from wallet.errors import InvalidAmount, InvalidRequest
-from wallet.guards import deposit_checks_run
+from wallet.guards import deposit_checks_run, promotion_checks_run
 from wallet.models import PLAYER_KINDS, Account, AccountKind, LedgerTransaction, TransactionKind
 from wallet.services.ledger import (
     REFERENCE_MAX_LENGTH,
@@ -121,7 +121,9 @@ def golden_chips_grant(*, player, currency: str, amount: int, staff, reason: str
                        meta: dict | None = None, durable: bool = True, origin: Origin | None = None,
                        ) -> LedgerTransaction:
     """Promotional Golden Chips granted by staff: house promotions -> player's Golden Chips. The grant and its
-    staff-activity row commit together; a replayed key returns the first grant and records nothing more."""
+    staff-activity row commit together; a replayed key returns the first grant and records nothing more.
+    The checks of settings.WALLET_PROMOTION_CHECKS (the player's jurisdiction's promotions rule) run under the
+    player's Golden Chips account lock, after the key was claimed: a refusal raises and nothing moves."""
     currency_get(currency)
     _amount_check(amount)
     _user_id(staff, what="staff user")
@@ -132,6 +134,7 @@ def golden_chips_grant(*, player, currency: str, amount: int, staff, reason: str
             currency=currency, amount=amount, house_kind=AccountKind.HOUSE_PROMOTIONS,
             player_kind=AccountKind.PLAYER_GOLDEN_CHIPS, key=_key_check(idempotency_key), actor=staff,
             reason=reason, meta=meta, durable=False,
+            under_lock=lambda now: promotion_checks_run(player=player, currency=currency, amount=amount, now=now),
         )
         if not getattr(txn, "replayed", False):
             staff_action_record(actor=staff, action=StaffActionKind.GOLDEN_CHIPS_GRANTED, target=for_user(player),
