@@ -9,17 +9,18 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class AccountKind(models.TextChoices):
-    PLAYER_CASH = "player_cash", "Cash"
-    PLAYER_GOLDEN_CHIPS = "player_golden_chips", "Golden Chips"
-    HOUSE_BANKROLL = "house_bankroll", "House bankroll"
-    HOUSE_BETS_IN_PLAY = "house_bets_in_play", "Bets in play"
-    HOUSE_GOLDEN_CHIPS_IN_PLAY = "house_golden_chips_in_play", "Golden Chips in play"
-    HOUSE_TIPS = "house_tips", "Tips"
-    HOUSE_CASHIER = "house_cashier", "Cashier"
-    HOUSE_PROMOTIONS = "house_promotions", "Promotions"
+    PLAYER_CASH = "player_cash", _("Cash")
+    PLAYER_GOLDEN_CHIPS = "player_golden_chips", _("Golden Chips")
+    HOUSE_BANKROLL = "house_bankroll", _("House bankroll")
+    HOUSE_BETS_IN_PLAY = "house_bets_in_play", _("Bets in play")
+    HOUSE_GOLDEN_CHIPS_IN_PLAY = "house_golden_chips_in_play", _("Golden Chips in play")
+    HOUSE_TIPS = "house_tips", _("Tips")
+    HOUSE_CASHIER = "house_cashier", _("Cashier")
+    HOUSE_PROMOTIONS = "house_promotions", _("Promotions")
 
 
 PLAYER_KINDS = (AccountKind.PLAYER_CASH, AccountKind.PLAYER_GOLDEN_CHIPS)
@@ -72,16 +73,16 @@ class Account(models.Model):
 
 
 class TransactionKind(models.TextChoices):
-    DEPOSIT = "deposit", "Deposit"
-    WITHDRAWAL = "withdrawal", "Withdrawal"
-    BET = "bet", "Bet"
-    PAYOUT = "payout", "Payout"
-    REFUND = "refund", "Refund"
-    TIP = "tip", "Tip"
-    GOLDEN_CHIP_GRANT = "golden_chip_grant", "Golden Chips grant"
-    ADJUSTMENT = "adjustment", "Adjustment"
+    DEPOSIT = "deposit", _("Deposit")
+    WITHDRAWAL = "withdrawal", _("Withdrawal")
+    BET = "bet", _("Bet")
+    PAYOUT = "payout", _("Payout")
+    REFUND = "refund", _("Refund")
+    TIP = "tip", _("Tip")
+    GOLDEN_CHIP_GRANT = "golden_chip_grant", _("Golden Chips grant")
+    ADJUSTMENT = "adjustment", _("Adjustment")
     # Written later by the reversal of a settled round: compensating entries, never edits.
-    REVERSAL = "reversal", "Reversal"
+    REVERSAL = "reversal", _("Reversal")
 
 
 class LedgerTransaction(models.Model):
@@ -175,11 +176,11 @@ class Bet(models.Model):
 
 
 class Outcome(models.TextChoices):
-    LOST = "lost", "Lost"
-    WON = "won", "Won"
-    PUSHED = "pushed", "Pushed"
-    PARTIAL = "partial", "Part of the stake returned"
-    VOIDED = "voided", "Voided"
+    LOST = "lost", _("Lost")
+    WON = "won", _("Won")
+    PUSHED = "pushed", _("Pushed")
+    PARTIAL = "partial", _("Part of the stake returned")
+    VOIDED = "voided", _("Voided")
 
 
 class BetResolution(models.Model):
