@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from accounts.roles import PERMISSIONS
 
@@ -57,11 +58,11 @@ class ApiToken(models.Model):
 
 
 class LoginEvent(models.TextChoices):
-    LOGIN = "login", "signed in"
-    LOGOUT = "logout", "signed out"
-    LOGIN_FAILED = "login_failed", "sign-in refused"
-    SECOND_FACTOR = "second_factor", "second factor passed"
-    SECOND_FACTOR_FAILED = "second_factor_failed", "second factor refused"
+    LOGIN = "login", _("signed in")
+    LOGOUT = "logout", _("signed out")
+    LOGIN_FAILED = "login_failed", _("sign-in refused")
+    SECOND_FACTOR = "second_factor", _("second factor passed")
+    SECOND_FACTOR_FAILED = "second_factor_failed", _("second factor refused")
 
 
 class LoginRecord(models.Model):

@@ -3,19 +3,20 @@
 from dataclasses import dataclass
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext_lazy
 
 from accounts.permissions import has_role_permission
 
 
 @dataclass(frozen=True)
 class NavItem:
-    label: str
+    label: str  # lazy for the player's pages: read in the language the page renders in
     url_name: str
     permission: str | None  # None: every signed-in user
 
 
 NAV_ITEMS: list[NavItem] = [
-    NavItem("Home", "home", None),
+    NavItem(gettext_lazy("Home"), "home", None),
     NavItem("Search", "backoffice_search", "view_backoffice"),
     NavItem("Chat log", "chat_log", "view_backoffice"),
     NavItem("Dashboard", "backoffice_dashboard", "view_dashboard"),
@@ -25,13 +26,13 @@ NAV_ITEMS: list[NavItem] = [
     NavItem("Worker health", "worker_health", "view_dashboard"),
     NavItem("Staff activity", "staff_activity", "view_staff_activity"),
     NavItem("Tables", "tables_list", "view_backoffice"),
-    NavItem("Play", "player_tables", "play"),
-    NavItem("My games", "player_games", "play"),
-    NavItem("My account", "wallet_home", "play"),
-    NavItem("Statement", "player_statement", "play"),
-    NavItem("Cashier", "wallet_cashier", "play"),
-    NavItem("Settings", "player_settings", "play"),
-    NavItem("Responsible gambling", "responsible_page", "play"),
+    NavItem(gettext_lazy("Play"), "player_tables", "play"),
+    NavItem(gettext_lazy("My games"), "player_games", "play"),
+    NavItem(gettext_lazy("My account"), "wallet_home", "play"),
+    NavItem(gettext_lazy("Statement"), "player_statement", "play"),
+    NavItem(gettext_lazy("Cashier"), "wallet_cashier", "play"),
+    NavItem(gettext_lazy("Settings"), "player_settings", "play"),
+    NavItem(gettext_lazy("Responsible gambling"), "responsible_page", "play"),
     NavItem("Exclusion register", "responsible_register", "lookup_players"),
     NavItem("Player wallets", "wallet_players", "view_backoffice"),
 ]

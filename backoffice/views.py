@@ -21,6 +21,7 @@ from accounts.staffaudit import origin_from_request
 from backoffice import charts, reports, selectors
 from casino.idempotency import IdempotencyConflict
 from casino.query_params import cursor_param, date_param
+from casino.review_token import CHANGED, review_matches, review_token
 from players import selectors as player_selectors
 from players import services as player_services
 from players.errors import PlayerRequestError
@@ -136,13 +137,22 @@ def round_void(request, game_number: str):
         return render(request, template, _void_context(
             request, round, error=f"A reason has at most {round_services.REASON_MAX_LENGTH} characters."),
             status=400)
+    preview = selectors.round_void_preview(round=round)
+    action = reverse("backoffice_round_void", args=[round.game_number])
+    # What the review showed: the round's state, the reason and the stakes that go back (a bet placed since, or
+    # a round that moved on, is another review).
+    reviewed = {"round": round.pk, "state": round.state, "reason": reason, "stakes": preview["stakes"],
+                "bets": preview["bets"]}
+    token = review_token(user=request.user, action=action, reviewed=reviewed)
     if request.POST.get("step") != "confirm":
         return render(request, template, _void_context(
-            request, round, confirm=True, reason=reason, preview=selectors.round_void_preview(round=round)))
-    if request.POST.get("expected_state") != round.state:
+            request, round, confirm=True, reason=reason, preview=preview, review=token))
+    if not review_matches(token=request.POST.get("review"), user=request.user, action=action, reviewed=reviewed):
+        moved = request.POST.get("expected_state") not in (None, round.state)
         return render(request, template, _void_context(
-            request, round, error=f"The round is now {round.get_state_display().lower()}: review it again."),
-            status=409)
+            request, round, confirm=round.state != RoundState.VOIDED, reason=reason, preview=preview,
+            review=token, error=(f"The round is now {round.get_state_display().lower()}: review it again."
+                                 if moved else CHANGED)), status=409)
     try:
         if round.state == RoundState.SETTLED:
             round_services.round_reverse(round_id=round.pk, actor=request.user, reason=reason,
@@ -300,6 +310,29 @@ def player_chat(request, user_id: int):
     return redirect(reverse("backoffice_player", args=[player.pk]) + "#chat-heading")
 
 
+def _grant_action(player) -> str:
+    return reverse("backoffice_player_golden_chips", args=[player.pk])
+
+
+def _grant_reviewed(player, data) -> dict:
+    return {"player": player.pk, "currency": data["currency"], "amount": data["amount_minor"],
+            "reason": data["reason"].strip(), "key": data["idempotency_key"]}
+
+
+def _grant_review(request, player, data, *, error: str = ""):
+    """The grant as it will be made (the amount read back in words), with the token of exactly this review."""
+    return render(request, "backoffice/grant_confirm.html", {
+        "player": player, "currency": data["currency"], "amount_minor": data["amount_minor"],
+        "amount": money_format(data["amount_minor"], data["currency"]),
+        "amount_text": data.get("amount") or money_format(data["amount_minor"], data["currency"], with_code=False),
+        "reason": data["reason"], "idempotency_key": data["idempotency_key"], "error": error,
+        "review": review_token(user=request.user, action=_grant_action(player),
+                               reviewed=_grant_reviewed(player, data)),
+        "chips_now": wallet_selectors.player_balance(player=player, currency=data["currency"],
+                                                     kind=AccountKind.PLAYER_GOLDEN_CHIPS),
+    }, status=409 if error else 200)
+
+
 @require_POST
 @permission_required("grant_golden_chips")
 def player_golden_chips(request, user_id: int):
@@ -313,25 +346,21 @@ def player_golden_chips(request, user_id: int):
             messages.error(request, "Nothing was granted: " + "; ".join(
                 e for errors in form.errors.values() for e in errors))
             return redirect(back)
-        data = form.cleaned_data
         # The jurisdiction's promotions rule, said before the review (the grant decides again under its lock).
         refusal = promotion_refusal(player=player, now=timezone.now())
         if refusal:
             messages.error(request, f"Nothing was granted: {refusal}")
             return redirect(back)
-        return render(request, "backoffice/grant_confirm.html", {
-            "player": player, "currency": data["currency"], "amount_minor": data["amount_minor"],
-            "amount": money_format(data["amount_minor"], data["currency"]), "amount_text": data["amount"],
-            "reason": data["reason"], "idempotency_key": data["idempotency_key"],
-            "chips_now": wallet_selectors.player_balance(player=player, currency=data["currency"],
-                                                         kind=AccountKind.PLAYER_GOLDEN_CHIPS),
-        })
+        return _grant_review(request, player, form.cleaned_data)
     confirm = GoldenChipGrantConfirmForm(request.POST)
     if not confirm.is_valid():
         messages.error(request, "Nothing was granted: " + "; ".join(
             e for errors in confirm.errors.values() for e in errors))
         return redirect(back)
     data = confirm.cleaned_data
+    if not review_matches(token=request.POST.get("review"), user=request.user, action=_grant_action(player),
+                          reviewed=_grant_reviewed(player, data)):
+        return _grant_review(request, player, data, error=CHANGED)
     try:
         wallet_services.golden_chips_grant(
             player=player, currency=data["currency"], amount=data["amount_minor"], staff=request.user,

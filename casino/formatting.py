@@ -2,8 +2,10 @@
 Every page loads these (`{% load casino_format %}`), so an amount, a rate or a card reads the same on every page."""
 
 from django import template
+from django.conf import settings
+from django.utils import translation
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.utils.translation import gettext, pgettext, pgettext_lazy
 
 from casino.money import currency_get, format_minor
 
@@ -12,10 +14,13 @@ register = template.Library()
 
 @register.filter
 def money(amount, currency: str) -> str:
-    """{{ amount|money:currency }} -> "1,212.50 EUR"; empty for a missing amount."""
+    """{{ amount|money:currency }} -> "1,212.50 EUR"; empty for a missing amount. On a page in another
+    language (a player's, in Swedish) as that language writes it: "1 212,50 €"."""
     if amount is None or amount == "":
         return ""
     currency_get(currency)
+    if (translation.get_language() or settings.LANGUAGE_CODE) != settings.LANGUAGE_CODE:
+        return money_here(amount, currency)
     return format_minor(int(amount), currency)
 
 
@@ -81,9 +86,12 @@ def percent(value, places: int = 2) -> str:
     return f"{float(value) * 100:.{int(places)}f} %"
 
 
-RANK_NAMES = {"A": "Ace", "T": "10", "J": "Jack", "Q": "Queen", "K": "King"}
+# A card's name for a screen reader, in the page's language ("Queen of hearts", "hjärter dam").
+RANK_NAMES = {"A": pgettext_lazy("card", "Ace"), "T": "10", "J": pgettext_lazy("card", "Jack"),
+              "Q": pgettext_lazy("card", "Queen"), "K": pgettext_lazy("card", "King")}
 RANK_FACES = {"T": "10"}
-SUITS = {"s": ("♠", "spades"), "h": ("♥", "hearts"), "d": ("♦", "diamonds"), "c": ("♣", "clubs")}
+SUITS = {"s": ("♠", pgettext_lazy("card", "spades")), "h": ("♥", pgettext_lazy("card", "hearts")),
+         "d": ("♦", pgettext_lazy("card", "diamonds")), "c": ("♣", pgettext_lazy("card", "clubs"))}
 
 
 @register.simple_tag
@@ -91,14 +99,14 @@ def card(text: str, hidden: bool = False):
     """<span class="pcard red" role="img" aria-label="Queen of hearts">Q♥</span>; "??" is a face-down card."""
     text = str(text)
     if hidden or text == "??" or len(text) != 2 or text[1] not in SUITS:
-        return mark_safe('<span class="pcard back" role="img" aria-label="face-down card"></span>')
+        return format_html('<span class="pcard back" role="img" aria-label="{}"></span>', gettext("face-down card"))
     rank, suit = text[0], text[1]
     symbol, suit_name = SUITS[suit]
+    name = pgettext("card", "%(rank)s of %(suit)s") % {"rank": RANK_NAMES.get(rank, rank), "suit": suit_name}
     return format_html(
-        '<span class="pcard {}" role="img" aria-label="{} of {}"><span class="rank" aria-hidden="true">{}</span>'
+        '<span class="pcard {}" role="img" aria-label="{}"><span class="rank" aria-hidden="true">{}</span>'
         '<span class="suit" aria-hidden="true">{}</span></span>',
-        "red" if suit in "hd" else "black", RANK_NAMES.get(rank, rank), suit_name, RANK_FACES.get(rank, rank),
-        symbol,
+        "red" if suit in "hd" else "black", name, RANK_FACES.get(rank, rank), symbol,
     )
 
 

@@ -9,12 +9,14 @@ from django.http import Http404, HttpResponseBadRequest, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.permissions import has_role_permission, permission_required
 from accounts.staffaudit import origin_from_request
 from casino.api_errors import DomainError
 from casino.query_params import cursor_param
+from casino.reader_language import in_reader_language
 from chat import selectors, services
 from chat.errors import ChatRequestError
 from chat.forms import ChatLogForm, DisableFromMessageForm
@@ -84,8 +86,9 @@ def chat_message_disable_chat(request, message_id: int):
 def _player_chat(request, table: Table, *, error: str = "", status: int = 200, part: str = ""):
     try:
         require_presence(request, table)
-    except NotAtTable as refusal:
-        shown, away = [], refusal.message
+    except NotAtTable:
+        # The refusal's own words are for game clients (they name the API); the page says it plainly.
+        shown, away = [], _("You are not at this table: join it to read and write in its chat.")
     else:
         shown, away = selectors.chat_for_player(player=request.user, table=table), ""
     context = {"table": table, "chat_messages": shown, "away": away, "error": error,
@@ -98,6 +101,7 @@ def _player_chat(request, table: Table, *, error: str = "", status: int = 200, p
 
 @require_http_methods(["GET", "POST"])
 @permission_required("play")
+@in_reader_language
 def player_table_chat(request, code: str):
     """The chat of a table the player sits at, for the web page (game clients use the API): the messages
     (polled), and writing one. A refusal is answered 400 or 409 with the form, so htmx shows why."""

@@ -8,12 +8,12 @@ from datetime import date
 from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import translation
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from accounts.permissions import permission_required
 from casino.query_params import cursor_param, date_param
+from casino.reader_language import in_reader_language
 from rounds import game_history
 from rounds.round_page import round_cards, round_spots_page
 from rounds.round_summary import round_summary
@@ -34,6 +34,7 @@ def period_of(request) -> tuple[int | None, date | None, date | None]:
 
 @require_GET
 @permission_required("play")
+@in_reader_language
 def my_games(request):
     try:
         before = cursor_param(request, "before")
@@ -103,6 +104,7 @@ def game_history_csv(*, player, before: int | None, since: date | None) -> Strea
 
 @require_GET
 @permission_required("play")
+@in_reader_language
 def my_game(request, game_number: str):
     round = game_history.player_round(player=request.user, game_number=game_number)
     if round is None:
@@ -115,9 +117,6 @@ def my_game(request, game_number: str):
         cards["dealer_total"] = ""
         cards["order"] = [c for c in cards["order"] if not (c["target"] == "dealer" and c["sequence"] == 2)]
     spots, _more = round_spots_page(round=round, player=request.user, limit=100)
-    # The summary is written in the reader's language, like the help pages (the detail below is English yet).
-    language = translation.get_language_from_request(request)
-    with translation.override(language):
-        return render(request, "players/game.html", {
-            "round": round, "cards": cards, "spots": spots, "staff": False, "hidden": hidden,
-            "summary": round_summary(round=round, player=request.user)})
+    return render(request, "players/game.html", {
+        "round": round, "cards": cards, "spots": spots, "staff": False, "hidden": hidden,
+        "summary": round_summary(round=round, player=request.user)})

@@ -15,27 +15,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from casino.locale_formats import duration_in, money_in, number_in, percent_in, time_in
+from casino.reader_language import UnknownLanguage, language_of  # noqa: F401  (the help API's and responsible's)
 from tables import rtp, rtp_exact
 from tables import selectors as table_selectors
 from tables.models import BetType, Profile, Table
-
-
-class UnknownLanguage(ValueError):
-    pass
-
-
-def language_of(request) -> str:
-    """The language a help page is written in: `?lang=` when given (one of settings.LANGUAGES, else
-    UnknownLanguage), else the reader's (Django's language cookie, then the browser's Accept-Language)."""
-    from django.conf import settings
-
-    asked = request.GET.get("lang")
-    if asked is not None:
-        if asked not in dict(settings.LANGUAGES):
-            raise UnknownLanguage(f"lang must be one of {', '.join(dict(settings.LANGUAGES))}, not {asked[:20]!r}")
-        return asked
-    return translation.get_language_from_request(request)
-
 
 # Side-bet lines in the order a paytable is read (best first), with their names for players.
 LINE_NAMES = {

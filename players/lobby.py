@@ -10,27 +10,30 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext, gettext_lazy, ngettext
+
+from casino.formatting import money as money_text
 from players import selectors
 from players.help import game_name
 from rounds import selectors as round_selectors
 from rounds import table_now
 from tables import selectors as table_selectors
 from tables.models import BetType, Dealing, Profile, TableState
-from wallet.currencies import money_format
 
 PROFILE_WORDS = {
-    Profile.FREE_BET: "Free Bet Blackjack: everyone plays one shared hand, with free doubles and splits",
-    Profile.FREE_BET_SEATED: "Live Free Bet Blackjack: seven seats, with free doubles and splits",
-    Profile.CLASSIC: "Live Blackjack: seven seats, classic rules",
+    Profile.FREE_BET: gettext_lazy("Free Bet Blackjack: everyone plays one shared hand, with free doubles and splits"),
+    Profile.FREE_BET_SEATED: gettext_lazy("Live Free Bet Blackjack: seven seats, with free doubles and splits"),
+    Profile.CLASSIC: gettext_lazy("Live Blackjack: seven seats, classic rules"),
 }
+# Lazy: in the language of the page that reads them (the API and English pages: English; a Swedish page's).
 # EU: no hole card until the players are done; US: the dealer takes a face-down second card at the deal.
 DEALING_STYLE = {Dealing.EU: "eu", Dealing.ACE_PEEK: "us", Dealing.US_PEEK_BEFORE: "us", Dealing.US_PEEK_AFTER: "us"}
 DEALING_WORDS = {
-    Dealing.EU: "European: the dealer's second card comes after the players have played",
-    Dealing.ACE_PEEK: "American: the dealer takes a face-down second card and checks it under an ace",
-    Dealing.US_PEEK_BEFORE: "American: the dealer takes a face-down second card and checks it under an ace or a "
-                            "ten before you play",
-    Dealing.US_PEEK_AFTER: "American: the dealer takes a face-down second card, turned over after the players",
+    Dealing.EU: gettext_lazy("European: the dealer's second card comes after the players have played"),
+    Dealing.ACE_PEEK: gettext_lazy("American: the dealer takes a face-down second card and checks it under an ace"),
+    Dealing.US_PEEK_BEFORE: gettext_lazy("American: the dealer takes a face-down second card and checks it under "
+                                         "an ace or a ten before you play"),
+    Dealing.US_PEEK_AFTER: gettext_lazy("American: the dealer takes a face-down second card, turned over after the players"),
 }
 
 
@@ -49,21 +52,22 @@ def lobby(*, player=None, session_key: str = "") -> list[dict[str, Any]]:
             "name": table.name,
             "game": game_name(table.profile),
             "profile": table.profile,
-            "profile_text": PROFILE_WORDS[table.profile],
+            "profile_text": str(PROFILE_WORDS[table.profile]),
             "dealing": DEALING_STYLE[table.dealing],
-            "dealing_text": DEALING_WORDS[table.dealing],
+            "dealing_text": str(DEALING_WORDS[table.dealing]),
             "main_limits": [{"currency": limit.currency, "min": limit.min, "max": limit.max,
-                             "min_text": money_format(limit.min, limit.currency),
-                             "max_text": money_format(limit.max, limit.currency)}
+                             "min_text": money_text(limit.min, limit.currency),
+                             "max_text": money_text(limit.max, limit.currency)}
                             for limit in limits.get(table.pk, [])],
             "seats": table.seats,
             "seats_free": seats_free,
-            "seats_text": ("Room for everyone (one shared hand)" if seats_free is None
-                           else f"{seats_free} of {table.seats} seats free"),
+            "seats_text": (gettext("Room for everyone (one shared hand)") if seats_free is None
+                           else ngettext("%(free)s of %(seats)s seat free", "%(free)s of %(seats)s seats free",
+                                         table.seats) % {"free": seats_free, "seats": table.seats}),
             "bet_behind": table.bet_behind,
             "multi_game": table.multi_game,
-            "multi_game_text": ("Playable alongside other tables" if table.multi_game
-                                else "Played on its own: you switch to it from other tables"),
+            "multi_game_text": (gettext("Playable alongside other tables") if table.multi_game
+                                else gettext("Played on its own: you switch to it from other tables")),
             "state": table.state,
             "paused": table_now.pause_notice(table=table, round=round_selectors.round_active_for_table(table=table))
             if table.state == TableState.PAUSED else None,

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from tables.models import Table
 
@@ -16,11 +17,11 @@ REASON_MAX_LENGTH = 500
 
 
 class VideoQuality(models.TextChoices):
-    AUTO = "auto", "Automatic (follows the connection)"
-    HIGH = "high", "High (1080p)"
-    MEDIUM = "medium", "Medium (720p)"
-    LOW = "low", "Low (480p)"
-    OFF = "off", "No video (sound and cards only)"
+    AUTO = "auto", _("Automatic (follows the connection)")
+    HIGH = "high", _("High (1080p)")
+    MEDIUM = "medium", _("Medium (720p)")
+    LOW = "low", _("Low (480p)")
+    OFF = "off", _("No video (sound and cards only)")
 
 
 class PlayerProfile(models.Model):

@@ -4,15 +4,18 @@ import uuid
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors as account_selectors
 from accounts.permissions import permission_required
 from casino.api_errors import DomainError
+from casino.formatting import money as money_text
+from casino.reader_language import in_reader_language
 from players import help as table_help_text
 from players import lobby, selectors, services
 from players.errors import PlayerRequestError
@@ -23,7 +26,6 @@ from rounds import table_now
 from rounds.presence import request_session
 from tables import selectors as table_selectors
 from tables.models import Table
-from wallet.currencies import money_format
 
 
 def _session_key(request) -> str:
@@ -32,6 +34,7 @@ def _session_key(request) -> str:
 
 @require_http_methods(["GET", "POST"])
 @permission_required("play")
+@in_reader_language
 def player_settings(request):
     profile = selectors.player_profile(player=request.user)
     if request.method == "POST":
@@ -42,7 +45,7 @@ def player_settings(request):
             except PlayerRequestError as error:
                 form.add_error(None, error.message)
             else:
-                messages.success(request, "Settings saved. Every device you play on uses them.")
+                messages.success(request, _("Settings saved. Every device you play on uses them."))
                 return redirect("player_settings")
         status = 400
     else:
@@ -63,6 +66,7 @@ def _table_or_404(code: str) -> Table:
 
 
 @permission_required("play")
+@in_reader_language
 def player_tables(request):
     rows = lobby.lobby(player=request.user, session_key=_session_key(request))
     return render(request, "players/tables.html", {"tables": rows})
@@ -72,7 +76,7 @@ def _table_context(request, table: Table, *, tip_form=None, tip_error=None):
     presence = selectors.presence_for_session(player=request.user, table=table, session_key=_session_key(request))
     if tip_form is None:
         tip_form = TipForm(currencies=table.currencies, initial={"idempotency_key": str(uuid.uuid4())})
-    limits = [(limit.currency, money_format(limit.min, limit.currency), money_format(limit.max, limit.currency))
+    limits = [(limit.currency, money_text(limit.min, limit.currency), money_text(limit.max, limit.currency))
               for limit in table_selectors.table_bet_limits(table=table) if limit.bet_type == "tip"]
     paused = table_now.pause_notice(table=table, round=round_selectors.round_active_for_table(table=table))
     return {"table": table, "presence": presence, "paused": paused, "replaced": presence is not None
@@ -81,6 +85,7 @@ def _table_context(request, table: Table, *, tip_form=None, tip_error=None):
 
 
 @permission_required("play")
+@in_reader_language
 def player_table(request, code: str):
     table = _table_or_404(code)
     context = _table_context(request, table)
@@ -94,6 +99,7 @@ def player_table(request, code: str):
 
 @require_POST
 @permission_required("play")
+@in_reader_language
 def player_table_join(request, code: str):
     table = _table_or_404(code)
     try:
@@ -106,15 +112,17 @@ def player_table_join(request, code: str):
 
 @require_POST
 @permission_required("play")
+@in_reader_language
 def player_table_leave(request, code: str):
     table = _table_or_404(code)
     if services.table_leave(player=request.user, table=table, session_key=_session_key(request)).left:
-        messages.success(request, f"You left table {table.code}.")
+        messages.success(request, _("You left table %(code)s.") % {"code": table.code})
     return redirect("player_tables")
 
 
 @require_POST
 @permission_required("play")
+@in_reader_language
 def player_table_tip(request, code: str):
     table = _table_or_404(code)
     form = TipForm(request.POST, currencies=table.currencies)
@@ -131,31 +139,26 @@ def player_table_tip(request, code: str):
         return render(request, "players/table.html",
                       _table_context(request, table, tip_form=fresh, tip_error=error.message),
                       status=error.http_status)
-    amount = money_format(data["amount_minor"], data["currency"])
+    amount = money_text(data["amount_minor"], data["currency"])
     if txn.replayed:
-        messages.info(request, f"That tip was already given ({amount}); nothing moved twice.")
+        messages.info(request, _("That tip was already given (%(amount)s); nothing moved twice.") % {"amount": amount})
     else:
-        messages.success(request, f"Thank you! You tipped the dealer of {table.code} {amount}.")
+        messages.success(request, _("Thank you! You tipped the dealer of %(code)s %(amount)s.") % {
+            "code": table.code, "amount": amount})
     return redirect(reverse("player_table", args=[table.code]))
 
 
 @login_required
+@in_reader_language
 def player_table_help(request, code: str):
     """The table's rules, paytables, limits and RTPs in the reader's language (any signed-in reader: support
     reads what the player reads)."""
     table = _table_or_404(code)
-    try:
-        language = table_help_text.language_of(request)
-    except table_help_text.UnknownLanguage as error:
-        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    language = translation.get_language()
     help = table_help_text.table_help(table=table, language=language)
     currencies = {}
     for limit in help["limits"]:
         currencies.setdefault(limit["currency"], []).append(limit)
-    with translation.override(language):
-        response = render(request, "players/table_help.html", {
-            "help": help, "table": table, "limits_by_currency": sorted(currencies.items()),
-            "page_language": language,
-        })
-    response.headers["Content-Language"] = language
-    return response
+    return render(request, "players/table_help.html", {
+        "help": help, "table": table, "limits_by_currency": sorted(currencies.items()), "page_language": language,
+    })

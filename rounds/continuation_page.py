@@ -13,15 +13,20 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from rounds.continuation_play import ContinuationState
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
-from rounds.labels import OUTCOME_LABELS, hand_title
+from rounds.labels import hand_title, outcome_label
 from rounds.models import Continuation, Round, RoundBet, RoundEvent
 from rounds.selectors import round_rules
 
-WHERE_LABELS = {"player": "the hand", "stream": "the hand", "dealer": "the dealer"}
-BY_LABELS = {"player": "the player", "system": "the timeout rule"}
+# Lazy: in the language of the page (the player's game page may be Swedish).
+WHERE_LABELS = {"player": gettext_lazy("the hand"), "stream": gettext_lazy("the hand"),
+                "dealer": gettext_lazy("the dealer")}
+BY_LABELS = {"player": gettext_lazy("the player"), "system": gettext_lazy("the timeout rule")}
 
 
 @dataclass
@@ -68,13 +73,15 @@ def _total(cards: list[str]) -> tuple[int, bool]:
 
 def _status_label(continuation: Continuation) -> str:
     if continuation.finished_at is not None:
-        who = "by the player" if continuation.finished_by == "player" else "by the timeout rule"
-        return f"finished {who} {continuation.finished_at:%Y-%m-%d %H:%M:%S} UTC"
+        at = {"at": f"{continuation.finished_at:%Y-%m-%d %H:%M:%S}"}
+        return (_("finished by the player %(at)s UTC") % at if continuation.finished_by == "player"
+                else _("finished by the timeout rule %(at)s UTC") % at)
+    deadline = f"{continuation.deadline:%Y-%m-%d %H:%M:%S}"
     if continuation.reconnected_at is None:
-        return (f"waiting for the player to reconnect; the timeout rule finishes it at "
-                f"{continuation.deadline:%Y-%m-%d %H:%M:%S} UTC")
-    return (f"the player reconnected {continuation.reconnected_at:%H:%M:%S} UTC and is deciding; the timeout rule "
-            f"finishes it at {continuation.deadline:%Y-%m-%d %H:%M:%S} UTC")
+        return _("waiting for the player to reconnect; the timeout rule finishes it at %(deadline)s UTC") % {
+            "deadline": deadline}
+    return _("the player reconnected %(at)s UTC and is deciding; the timeout rule finishes it at %(deadline)s "
+             "UTC") % {"at": f"{continuation.reconnected_at:%H:%M:%S}", "deadline": deadline}
 
 
 def _state(round: Round, continuation: Continuation) -> ContinuationState:
@@ -94,7 +101,7 @@ def _hands(round: Round, continuation: Continuation) -> list[ContinuationHand]:
     try:
         if continuation.finished_at is not None:
             settled = state.settle()
-            raw = [(list(h.cards), OUTCOME_LABELS.get(h.outcome, h.outcome), h.net,
+            raw = [(list(h.cards), outcome_label(h.outcome), h.net,
                     ["doubled"] * bool(h.double_stake) + ["free bet"] * bool(h.free_stake)) for h in settled.hands]
         else:
             raw = [([str(c) for c in h.cards], "", None, ["doubled"] * bool(getattr(h, "doubled", False)))
@@ -125,11 +132,11 @@ def continuation_views(round: Round, spot_ids: list[int]) -> dict[int, Continuat
         drawn, decisions = [], []
         for kind, at, actor_kind, payload in events.get(row.pk, []):
             if kind == "continuation_cards":
-                drawn.extend({"to": WHERE_LABELS.get(c["to"], c["to"]), "card": c["card"], "at": at}
+                drawn.extend({"to": str(WHERE_LABELS.get(c["to"], c["to"])), "card": c["card"], "at": at}
                              for c in payload["cards"])
             else:
                 decisions.append({"at": at, "hand": payload["hand"] + 1, "action": payload["action"],
-                                  "by": BY_LABELS.get(actor_kind, actor_kind), "funded": payload["funded"]})
+                                  "by": str(BY_LABELS.get(actor_kind, actor_kind)), "funded": payload["funded"]})
         settlement = row.settlement or {}
         net = settlement.get("net")
         result = ("in play" if net is None else "won" if net > 0 else "lost" if net < 0 else "even")

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from rounds.continuation_page import continuation_nets
-from rounds.labels import BET_LABELS
+from rounds.labels import bet_label
 from rounds.models import Round, RoundBet, RoundState, Spot, VoidKind
 from rounds.reversal import round_reversal_moves
 from wallet.models import AccountKind
@@ -58,7 +58,7 @@ def game_rows(*, player, rounds: list[Round]) -> list[GameRow]:
         RoundBet.objects.filter(round_id__in=ids, spot__player=player)
         .values_list("round_id", "kind", "currency", "amount", "wallet_bet__resolution__cash_return")
     ):
-        bets[round_id][(BET_LABELS.get(kind, kind), currency)] += amount
+        bets[round_id][(bet_label(kind), currency)] += amount
         staked[round_id][currency] += amount
         returned[round_id][currency] += cash or 0
     voided_spots = set(Spot.objects.filter(round_id__in=ids, player=player, voided_at__isnull=False)

@@ -7,25 +7,54 @@ from __future__ import annotations
 
 import re
 
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
-from rounds.models import ActorKind, ReturnReason, Round, VoidKind
+from rounds.models import ActorKind, ReturnReason, Round, RoundState, VoidKind
+from wallet.models import Outcome
 
+# Every name below is lazy: read through the functions (or str()) it is in the language active when the page
+# renders: English in the back office, the CSV and the APIs (nothing there switches language), the reader's on
+# the player's pages (players.language). A context tells apart an English word with two Swedish ones.
 BET_LABELS = {
-    "main": "Main", "golden_chip": "Golden Chip", "bet_behind": "Bet Behind", "any_pair": "Any Pair",
-    "21+3": "21+3", "hot3": "Hot 3", "perfect_pairs": "Perfect Pairs", "insurance": "Insurance",
-    "double": "Double", "split": "Split", "tip": "Tip",
+    "main": gettext_lazy("Main"), "golden_chip": gettext_lazy("Golden Chip"), "bet_behind": gettext_lazy("Bet Behind"),
+    "any_pair": gettext_lazy("Any Pair"), "21+3": "21+3", "hot3": gettext_lazy("Hot 3"),
+    "perfect_pairs": gettext_lazy("Perfect Pairs"), "insurance": gettext_lazy("Insurance"),
+    "double": gettext_lazy("Double"), "split": gettext_lazy("Split"), "tip": gettext_lazy("Tip"),
 }
 
 OUTCOME_LABELS = {
-    "win": "won", "blackjack": "blackjack", "charlie": "Charlie", "push": "push", "dealer_22": "push on dealer 22",
-    "lose": "lost", "bust": "bust", "dealer_blackjack": "lost to dealer blackjack", "refund": "refunded",
+    "win": pgettext_lazy("hand outcome", "won"), "blackjack": pgettext_lazy("hand outcome", "blackjack"),
+    "charlie": pgettext_lazy("hand outcome", "Charlie"), "push": pgettext_lazy("hand outcome", "push"),
+    "dealer_22": pgettext_lazy("hand outcome", "push on dealer 22"), "lose": pgettext_lazy("hand outcome", "lost"),
+    "bust": pgettext_lazy("hand outcome", "bust"),
+    "dealer_blackjack": pgettext_lazy("hand outcome", "lost to dealer blackjack"),
+    "refund": pgettext_lazy("hand outcome", "refunded"),
 }
 
 ACTION_LABELS = {
-    "hit": "hit", "stand": "stand", "double": "double", "split": "split", "timeout": "no decision in time",
-    "take": "take insurance", "decline": "no insurance", "free_double": "free double", "free_split": "free split",
-    "follow": "follow the seat",
+    "hit": gettext_lazy("hit"), "stand": gettext_lazy("stand"), "double": gettext_lazy("double"),
+    "split": gettext_lazy("split"), "timeout": gettext_lazy("no decision in time"),
+    "take": gettext_lazy("take insurance"), "decline": gettext_lazy("no insurance"),
+    "free_double": gettext_lazy("free double"), "free_split": gettext_lazy("free split"),
+    "follow": gettext_lazy("follow the seat"),
+}
+
+# A hand's notes ("doubled", "free bet") and a round's result as the game history words it (game_history).
+NOTE_LABELS = {"doubled": pgettext_lazy("hand note", "doubled"), "free bet": pgettext_lazy("hand note", "free bet")}
+RESULT_LABELS = {
+    "won": pgettext_lazy("round result", "won"), "lost": pgettext_lazy("round result", "lost"),
+    "even": pgettext_lazy("round result", "even"), "no bet": pgettext_lazy("round result", "no bet"),
+    "in play": pgettext_lazy("round result", "in play"),
+    "bets returned": pgettext_lazy("round result", "bets returned"),
+    "voided, stakes refunded": pgettext_lazy("round result", "voided, stakes refunded"),
+    "voided, refund pending": pgettext_lazy("round result", "voided, refund pending"),
+    "non-live continuation in play": pgettext_lazy("round result", "non-live continuation in play"),
+    "reversed": pgettext_lazy("round result", "reversed"),
+    "reversal in progress": pgettext_lazy("round result", "reversal in progress"),
+    "bets returned to the player, stakes refunded": pgettext_lazy(
+        "round result", "bets returned to the player, stakes refunded"),
+    "round voided, stakes refunded": pgettext_lazy("round result", "round voided, stakes refunded"),
+    "round voided, refund pending": pgettext_lazy("round result", "round voided, refund pending"),
 }
 
 # Lazy: the player's game page reads them in the reader's language (locale/sv), the back office in English.
@@ -51,11 +80,48 @@ EVENT_LABELS = {
 
 
 def bet_label(kind: str) -> str:
-    return BET_LABELS.get(kind, kind.replace("_", " "))
+    return str(BET_LABELS.get(kind, kind.replace("_", " ")))
 
 
 def action_label(action: str) -> str:
-    return ACTION_LABELS.get(action, action.replace("_", " "))
+    return str(ACTION_LABELS.get(action, action.replace("_", " ")))
+
+
+def outcome_label(outcome: str) -> str:
+    """A hand's outcome from the engine ("win", "dealer_22") in words: "won", "push on dealer 22"."""
+    return str(OUTCOME_LABELS.get(outcome, outcome))
+
+
+def note_label(note: str) -> str:
+    return str(NOTE_LABELS.get(note, note))
+
+
+def result_label(result: str) -> str:
+    """A game-history result ("won", "voided, stakes refunded", "reversed: gave back ...") in the page's
+    language; a reversal's own sentences after the colon are the reversal's (rounds.reversal)."""
+    head, colon, rest = str(result).partition(": ")
+    return f"{RESULT_LABELS[head]}: {rest}" if colon and head in RESULT_LABELS else str(RESULT_LABELS.get(result, result))
+
+
+def _choice_label(choices, code) -> str:
+    """A model choice's label (lazy, in the models) in the page's language."""
+    try:
+        return str(choices(code).label)
+    except ValueError:
+        return str(code)
+
+
+def round_state_label(state: str) -> str:
+    return _choice_label(RoundState, state)
+
+
+def actor_kind_label(kind: str) -> str:
+    return _choice_label(ActorKind, kind)
+
+
+def bet_outcome_label(outcome: str) -> str:
+    """A wallet bet's outcome (won, lost, pushed...) as the bets table names it."""
+    return _choice_label(Outcome, outcome)
 
 
 def event_label(kind: str) -> str:
@@ -67,10 +133,10 @@ def hand_title(*, cards: list[str], total: int, soft: bool, split: bool = False)
     unsplit hand (a natural, whatever it paid: against a dealer blackjack it pushes), otherwise "soft 17", "20",
     "bust 24"."""
     if not split and len(cards) == 2 and total == 21:
-        return "Blackjack"
+        return gettext("Blackjack")
     if total > 21:
-        return f"bust {total}"
-    return f"soft {total}" if soft else str(total)
+        return gettext("bust %(total)s") % {"total": total}
+    return gettext("soft %(total)s") % {"total": total} if soft else str(total)
 
 
 def void_reason_text(round: Round) -> str:

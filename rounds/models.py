@@ -9,21 +9,22 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from rounds.engine_adapter import spot_label
 from tables.models import Table
 
 
 class RoundState(models.TextChoices):
-    BETTING_OPEN = "betting_open", "Betting open"
-    BETTING_CLOSED = "betting_closed", "Betting closed"
-    DEALING = "dealing", "Dealing"
-    INSURANCE = "insurance", "Insurance"
-    DECISIONS = "decisions", "Decisions"
-    DEALER = "dealer", "Dealer's hand"
-    SETTLING = "settling", "Settling"
-    SETTLED = "settled", "Settled"
-    VOIDED = "voided", "Voided"
+    BETTING_OPEN = "betting_open", _("Betting open")
+    BETTING_CLOSED = "betting_closed", _("Betting closed")
+    DEALING = "dealing", _("Dealing")
+    INSURANCE = "insurance", _("Insurance")
+    DECISIONS = "decisions", _("Decisions")
+    DEALER = "dealer", _("Dealer's hand")
+    SETTLING = "settling", _("Settling")
+    SETTLED = "settled", _("Settled")
+    VOIDED = "voided", _("Voided")
 
 
 # A table plays at most one of these at a time (a partial unique index says so); a round that is settling may
@@ -335,10 +336,10 @@ class DecisionKind(models.TextChoices):
 
 
 class ActorKind(models.TextChoices):
-    PLAYER = "player", "Player"
-    DEALER = "dealer", "Dealer (studio)"
-    SYSTEM = "system", "System"
-    STAFF = "staff", "Staff"
+    PLAYER = "player", _("Player")
+    DEALER = "dealer", _("Dealer (studio)")
+    SYSTEM = "system", _("System")
+    STAFF = "staff", _("Staff")
 
 
 class Decision(models.Model):

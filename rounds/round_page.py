@@ -12,7 +12,7 @@ from rounds.continuation_page import ContinuationView, continuation_views
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_value
 from rounds.engine_adapter import position_cards, settle_record, spot_turn
-from rounds.labels import BET_LABELS, OUTCOME_LABELS, hand_title
+from rounds.labels import bet_label, bet_outcome_label, hand_title, outcome_label
 from rounds.models import CardRecord, CardTarget, Decision, Round, RoundBet, RoundState, Spot
 from rounds.selectors import round_record_load
 
@@ -93,7 +93,7 @@ def _hand_view(hand, result=None) -> HandView:
     view = HandView(cards=cards, total=total, soft=soft and total <= 21)
     if result is not None:
         view.outcome, view.net = result.outcome, result.net
-        view.outcome_label = OUTCOME_LABELS.get(result.outcome, result.outcome)
+        view.outcome_label = outcome_label(result.outcome)
         if result.free_stake:
             view.notes.append("free bet")
         if result.double_stake:
@@ -116,10 +116,10 @@ def _spot_views(round: Round, spots: list[Spot]) -> list[SpotView]:
                 .order_by("id")):
         resolution = getattr(bet.wallet_bet, "resolution", None)
         bets[bet.spot_id].append({
-            "id": bet.pk, "kind": bet.kind, "label": BET_LABELS.get(bet.kind, bet.kind), "hand": bet.hand_index,
+            "id": bet.pk, "kind": bet.kind, "label": bet_label(bet.kind), "hand": bet.hand_index,
             "amount": bet.amount, "currency": bet.currency, "funding": bet.funding, "wallet_bet": bet.wallet_bet_id,
             "hold_transaction": bet.wallet_bet.hold_transaction_id,
-            "outcome": resolution.get_outcome_display() if resolution else "",
+            "outcome": bet_outcome_label(resolution.outcome) if resolution else "",
             "cash_return": resolution.cash_return if resolution else None,
             "chips_return": resolution.chips_return if resolution else None,
             "resolution_transaction": resolution.transaction_id if resolution else None,

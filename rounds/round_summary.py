@@ -16,7 +16,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Sum
-from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from casino.locale_formats import money_in
@@ -25,14 +25,6 @@ from rounds.audit_words import card_text
 from rounds.game_history import GameRow, game_rows
 from rounds.labels import action_label, return_reason_text, spot_void_reason_text, void_reason_text
 from rounds.models import Round, RoundBet, RoundEvent, RoundState, Spot, VoidKind
-
-# Names from rounds.labels that the steps translate at run time; marked here so makemessages keeps them.
-_TRANSLATED_NAMES = (
-    gettext_noop("Main"), gettext_noop("Golden Chip"), gettext_noop("Insurance"), gettext_noop("Double"),
-    gettext_noop("Split"), gettext_noop("hit"), gettext_noop("stand"), gettext_noop("double"), gettext_noop("split"),
-    gettext_noop("no decision in time"), gettext_noop("take insurance"), gettext_noop("no insurance"),
-    gettext_noop("free double"), gettext_noop("free split"),
-)
 
 # Players named one by one in a staff summary (a common draw may have thousands: the totals count them all).
 SUMMARY_PLAYERS = 20
@@ -123,7 +115,7 @@ class _Names:
 def _bets_text(bets: list[dict[str, Any]], currency: str) -> str:
     from rounds.labels import bet_label
 
-    return ", ".join(f"{_(bet_label(b.get('kind', '')))} {_money(int(b.get('amount') or 0), currency)}"
+    return ", ".join(f"{bet_label(b.get('kind', ''))} {_money(int(b.get('amount') or 0), currency)}"
                      for b in bets)
 
 
@@ -194,7 +186,7 @@ def _event_text(kind: str, p: dict[str, Any], names: _Names, *, staff: bool) -> 
             return None
         taken = p.get("effective") or p.get("action", "")
         return _("%(who)s, hand %(hand)s: %(action)s.") % {"who": who, "hand": int(p.get("hand") or 0) + 1,
-                                                          "action": _(action_label(taken))}
+                                                          "action": action_label(taken)}
     if kind == "timeout":
         mine = [names.of(s) for s in p.get("spots", [])]
         mine = [m for m in mine if m]

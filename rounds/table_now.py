@@ -13,14 +13,17 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext_lazy
+
 from rounds.models import ACTIVE_STATES, Round, RoundEvent, Spot
 from tables.models import Table, TableState
 
-PAUSED_MESSAGE = ("The game is paused while the studio sorts out a problem. Your bets stay as they are: play "
-                  "carries on here when the table resumes, or the round is cancelled and every stake is returned "
-                  "to your balance.")
-PAUSED_BETWEEN_ROUNDS_MESSAGE = ("The table is paused while the studio sorts out a problem; the next round starts "
-                                 "when it resumes.")
+# Lazy: read in the player's language on their pages (English in the API, where nothing switches language).
+PAUSED_MESSAGE = gettext_lazy("The game is paused while the studio sorts out a problem. Your bets stay as they are: "
+                              "play carries on here when the table resumes, or the round is cancelled and every "
+                              "stake is returned to your balance.")
+PAUSED_BETWEEN_ROUNDS_MESSAGE = gettext_lazy("The table is paused while the studio sorts out a problem; the next "
+                                             "round starts when it resumes.")
 
 
 def pause_notice(*, table: Table, round: Round | None = None) -> dict[str, Any] | None:
@@ -36,7 +39,7 @@ def pause_notice(*, table: Table, round: Round | None = None) -> dict[str, Any] 
                  .values_list("at", flat=True).first())
     if since is None:
         since = table.updated_at
-    return {"since": since, "message": PAUSED_MESSAGE if round is not None else PAUSED_BETWEEN_ROUNDS_MESSAGE}
+    return {"since": since, "message": str(PAUSED_MESSAGE if round is not None else PAUSED_BETWEEN_ROUNDS_MESSAGE)}
 
 
 def seats_taken_at_tables(*, tables: Iterable[Table]) -> dict[int, set[int]]:

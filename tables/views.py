@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.permissions import permission_required
 from accounts.staffaudit import origin_from_request
+from casino.review_token import CHANGED, review_matches, review_token
 from casino.untrusted import InputError, optional_whole_number_parse, whole_number_parse
 from rounds.engine.sidebets import DEFAULT_PAYTABLES
 from rounds.errors import InvalidRoundRequest
@@ -166,13 +167,28 @@ NOTHING_TO_SAVE = "Nothing to save: these are the values in force. Change a valu
 
 
 def _review(request, form, *, table: Table, title: str, action: str, changes: list[str], button: str,
-            rtp_line: str | None = None):
+            reviewed: dict, rtp_line: str | None = None, error: str = ""):
     """The step between typing and saving: what saving changes, in the history's sentences, and who reads the
-    reason; only the confirmation it posts back (the same values with step=confirm) saves."""
+    reason; only the confirmation it posts back (the same values, the table's version now and the review token
+    of exactly this change, with step=confirm) saves."""
+    hidden = [(field.html_name, table.config_version if field.name == "version" else field.value())
+              for field in form]
     return render(request, "tables/change_confirm.html", {
-        "table": table, "form": form, "title": title, "action": action, "changes": changes, "button": button,
-        "rtp_line": rtp_line, "reason": form.cleaned_data["reason"].strip(),
-    })
+        "table": table, "form": form, "hidden": hidden, "title": title, "action": action, "changes": changes,
+        "button": button, "rtp_line": rtp_line, "reason": form.cleaned_data["reason"].strip(), "error": error,
+        "review": review_token(user=request.user, action=action, reviewed=reviewed),
+    }, status=409 if error else 200)
+
+
+def _reviewed_change(table: Table, form, values) -> dict:
+    """What a table change's review showed: the values, the reason, and the table's configuration version now
+    (a change saved by someone else in between makes it another review)."""
+    return {"table": table.pk, "version": table.config_version, "values": values,
+            "reason": form.cleaned_data["reason"].strip()}
+
+
+def _reviewed_this(request, *, action: str, reviewed: dict) -> bool:
+    return review_matches(token=request.POST.get("review"), user=request.user, action=action, reviewed=reviewed)
 
 
 @require_http_methods(["GET", "POST"])
@@ -186,15 +202,18 @@ def table_limits(request, code: str):
         if form.is_valid() and step != "edit":
             try:
                 services.reason_clean(actor=request.user, reason=form.cleaned_data["reason"])
-                if step != "confirm":
+                action = reverse("table_limits", args=[table.code])
+                reviewed = _reviewed_change(table, form, form.limits)
+                changed = step == "confirm" and not _reviewed_this(request, action=action, reviewed=reviewed)
+                if step != "confirm" or changed:
                     changes = limits_change_sentences(services.table_document(table), form.limits)
                     if not changes:
                         raise TableConfigError(NOTHING_TO_SAVE)
                     return _review(request, form, table=table, title=f"Save the bet limits of {table.code}?",
-                                   action=reverse("table_limits", args=[table.code]), changes=changes,
-                                   button="Save the limits")
+                                   action=action, changes=changes, button="Save the limits", reviewed=reviewed,
+                                   error=CHANGED if changed else "")
                 services.bet_limits_set(actor=request.user, table=table, limits=form.limits,
-                                        expected_version=form.cleaned_data["version"],
+                                        expected_version=table.config_version,
                                         reason=form.cleaned_data["reason"], origin=origin_from_request(request))
             except (TableConfigError, TableConflictError) as error:
                 field = getattr(error, "field", None)
@@ -239,7 +258,10 @@ def table_paytable(request, code: str, side_bet: str):
         if form.is_valid() and step != "edit":
             try:
                 services.reason_clean(actor=request.user, reason=form.cleaned_data["reason"])
-                if step != "confirm":
+                action = reverse("table_paytable", args=[table.code, side_bet])
+                reviewed = _reviewed_change(table, form, form.paytable())
+                changed = step == "confirm" and not _reviewed_this(request, action=action, reviewed=reviewed)
+                if step != "confirm" or changed:
                     # Refused here already when it returns 100 % or more, not only when confirmed.
                     paytable = services.paytable_validate(side_bet=side_bet, paytable=form.paytable(),
                                                           decks=table.decks)
@@ -250,13 +272,12 @@ def table_paytable(request, code: str, side_bet: str):
                     after = rtp.percent(rtp.side_bet_rtp(side_bet, paytable, table.decks))
                     label = SideBet(side_bet).label
                     return _review(request, form, table=table, title=f"Save the {label} paytable of {table.code}?",
-                                   action=reverse("table_paytable", args=[table.code, side_bet]), changes=changes,
-                                   button="Save the paytable",
+                                   action=action, changes=changes, button="Save the paytable", reviewed=reviewed,
+                                   error=CHANGED if changed else "",
                                    rtp_line=f"The {label} bet returns {after} % to players with {table.decks} "
                                             f"deck{'s' if table.decks != 1 else ''} (now {now} %).")
                 saved = services.paytable_set(actor=request.user, table=table, side_bet=side_bet,
-                                              paytable=form.paytable(),
-                                              expected_version=form.cleaned_data.get("version"),
+                                              paytable=form.paytable(), expected_version=table.config_version,
                                               reason=form.cleaned_data["reason"],
                                               origin=origin_from_request(request))
             except (TableConfigError, TableConflictError) as error:
@@ -285,17 +306,28 @@ def table_state(request, code: str):
     except InputError:
         version = None
     reason = request.POST.get("reason", "").strip()
-    if (request.POST.get("state") == TableState.CLOSED and reason and request.POST.get("step") != "confirm"
-            and table.state != TableState.CLOSED):
-        # Closing voids the round in play and sends its players away: a review of exactly that first.
+    if request.POST.get("state") == TableState.CLOSED and reason and table.state != TableState.CLOSED:
+        # Closing voids the round in play and sends its players away: a review of exactly that first, and only
+        # the confirmation of that review (same reason, same round, the table unchanged) closes it.
         from rounds.round_summary import stakes_held
         from rounds.selectors import round_active_for_table
 
         active = round_active_for_table(table=table)
-        return render(request, "tables/close_confirm.html", {
-            "table": table, "reason": reason, "version": version, "round": active,
-            "stakes": stakes_held(round=active) if active else [],
-        })
+        stakes = stakes_held(round=active) if active else []
+        action = reverse("table_state", args=[table.code])
+        # The round it voids and the stakes that go back, not the round's state: a round in play moves on every
+        # few seconds, and closing voids it whatever its step.
+        reviewed = {"table": table.pk, "version": table.config_version, "state": TableState.CLOSED,
+                    "reason": reason, "round": active.pk if active else None, "stakes": stakes}
+        confirmed = request.POST.get("step") == "confirm"
+        if not confirmed or not _reviewed_this(request, action=action, reviewed=reviewed):
+            return render(request, "tables/close_confirm.html", {
+                "table": table, "reason": reason, "version": table.config_version, "round": active,
+                "stakes": stakes,
+                "review": review_token(user=request.user, action=action, reviewed=reviewed),
+                "error": CHANGED if confirmed else "",
+            }, status=409 if confirmed else 200)
+        version = table.config_version
     try:
         table = table_state_change(actor=request.user, table=table, state=request.POST.get("state", ""),
                                    reason=request.POST.get("reason", ""), expected_version=version,

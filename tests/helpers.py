@@ -106,8 +106,32 @@ def golden_chips_grant_post(client, player, *, amount: str, reason: str, key: st
         return review, None
     minor = re.search(r'name="amount_minor" value="(\d+)"', review.content.decode()).group(1)
     confirm = client.post(url, {"step": "confirm", "currency": currency, "amount_minor": minor, "reason": reason,
-                                "idempotency_key": key}, follow=True, **extra)
+                                "idempotency_key": key, "review": review_field(review)}, follow=True, **extra)
     return review, confirm
+
+
+def review_field(response) -> str:
+    """The review token a review page puts in its confirm form (casino.review_token)."""
+    import html
+    import re
+
+    found = re.search(r'name="review" value="([^"]*)"', response.content.decode())
+    assert found, "the page has no review token"
+    return html.unescape(found.group(1))
+
+
+def confirm_fields(response) -> dict[str, str]:
+    """Every hidden input of a review page's confirm form (the one carrying the review token), as the browser
+    posts them back with step=confirm."""
+    import html
+    import re
+
+    page = response.content.decode()
+    start = page.index('name="review"')
+    form = page[page.rindex("<form", 0, start):page.index("</form>", start)]
+    fields = {html.unescape(n): html.unescape(v)
+              for n, v in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form)}
+    return fields | {"step": "confirm"}
 
 
 def join_table(client, code: str) -> None:
@@ -115,3 +139,14 @@ def join_table(client, code: str) -> None:
     (rounds.presence)."""
     response = client.post(f"/api/players/me/tables/{code}/join/", content_type="application/json")
     assert response.status_code == 200, response.content
+
+
+def round_void_post(client, game_number: str, *, reason: str, **extra):
+    """Voiding (or reversing) a round as staff do it: the review, then the confirmation of exactly that review.
+    Returns the confirmation's response."""
+    from django.urls import reverse
+
+    url = reverse("backoffice_round_void", args=[game_number])
+    review = client.post(url, {"step": "review", "reason": reason}, **extra)
+    assert review.status_code == 200, review.content
+    return client.post(url, confirm_fields(review), **extra)

@@ -1,10 +1,25 @@
 from django import forms
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from casino.fields import WholeNumberField
 from wallet.currencies import CURRENCIES, currency_get, money_format, money_parse
 from wallet.errors import WalletError
 
-OPERATIONS = [("deposit", "Deposit"), ("withdraw", "Withdraw")]
+OPERATIONS = [("deposit", _("Deposit")), ("withdraw", _("Withdraw"))]
+
+
+def currency_choices() -> list[tuple[str, str]]:
+    """"EUR – Euro"; on a page in another language with that language's name of the currency (Babel's CLDR)."""
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    if language == settings.LANGUAGE_CODE:
+        return [(code, f"{code} – {c.name}") for code, c in CURRENCIES.items()]
+    from babel.numbers import get_currency_name
+
+    from casino.locale_formats import babel_locale
+
+    return [(code, f"{code} – {get_currency_name(code, locale=babel_locale(language))}") for code in CURRENCIES]
 
 
 class AmountForm(forms.Form):
@@ -33,10 +48,10 @@ class AmountForm(forms.Form):
 class CashierForm(AmountForm):
     """Step one: what the player asks for, in major units as they think of money."""
 
-    operation = forms.ChoiceField(choices=OPERATIONS, widget=forms.RadioSelect, initial="deposit")
-    currency = forms.ChoiceField(choices=[(code, f"{code} – {c.name}") for code, c in CURRENCIES.items()],
-                                 initial="EUR")
-    amount = forms.CharField(max_length=24, help_text="In the currency's usual units, e.g. 25.00",
+    operation = forms.ChoiceField(choices=OPERATIONS, widget=forms.RadioSelect, initial="deposit",
+                                  label=_("Operation"))
+    currency = forms.ChoiceField(choices=currency_choices, initial="EUR", label=_("Currency"))
+    amount = forms.CharField(max_length=24, label=_("Amount"), help_text=_("In the currency's usual units, e.g. 25.00"),
                              widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
     # Generated when the form is first rendered and carried to the confirmation, so a double submit moves once.
     idempotency_key = forms.CharField(max_length=200, widget=forms.HiddenInput)
@@ -45,9 +60,13 @@ class CashierForm(AmountForm):
         limits = currency_get(data["currency"])
         if limits.cashier_min <= minor <= limits.cashier_max:
             return None
-        return (f"Each {dict(OPERATIONS)[data['operation']].lower()} must be between "
-                f"{money_format(limits.cashier_min, data['currency'])} and "
-                f"{money_format(limits.cashier_max, data['currency'])}.")
+        from casino.formatting import money as money_text
+
+        words = {"low": money_text(limits.cashier_min, data["currency"]),
+                 "high": money_text(limits.cashier_max, data["currency"])}
+        if data["operation"] == "deposit":
+            return str(_("Each deposit must be between %(low)s and %(high)s.")) % words
+        return str(_("Each withdraw must be between %(low)s and %(high)s.")) % words
 
 
 class CashierConfirmForm(forms.Form):

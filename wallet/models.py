@@ -15,12 +15,12 @@ from django.utils.translation import gettext_lazy as _
 class AccountKind(models.TextChoices):
     PLAYER_CASH = "player_cash", _("Cash")
     PLAYER_GOLDEN_CHIPS = "player_golden_chips", _("Golden Chips")
-    HOUSE_BANKROLL = "house_bankroll", "House bankroll"
-    HOUSE_BETS_IN_PLAY = "house_bets_in_play", "Bets in play"
-    HOUSE_GOLDEN_CHIPS_IN_PLAY = "house_golden_chips_in_play", "Golden Chips in play"
-    HOUSE_TIPS = "house_tips", "Tips"
-    HOUSE_CASHIER = "house_cashier", "Cashier"
-    HOUSE_PROMOTIONS = "house_promotions", "Promotions"
+    HOUSE_BANKROLL = "house_bankroll", _("House bankroll")
+    HOUSE_BETS_IN_PLAY = "house_bets_in_play", _("Bets in play")
+    HOUSE_GOLDEN_CHIPS_IN_PLAY = "house_golden_chips_in_play", _("Golden Chips in play")
+    HOUSE_TIPS = "house_tips", _("Tips")
+    HOUSE_CASHIER = "house_cashier", _("Cashier")
+    HOUSE_PROMOTIONS = "house_promotions", _("Promotions")
 
 
 PLAYER_KINDS = (AccountKind.PLAYER_CASH, AccountKind.PLAYER_GOLDEN_CHIPS)
@@ -73,7 +73,6 @@ class Account(models.Model):
 
 
 class TransactionKind(models.TextChoices):
-    # Marked for translation: the player's statement names them in Swedish; every other page reads English.
     DEPOSIT = "deposit", _("Deposit")
     WITHDRAWAL = "withdrawal", _("Withdrawal")
     BET = "bet", _("Bet")
@@ -177,11 +176,11 @@ class Bet(models.Model):
 
 
 class Outcome(models.TextChoices):
-    LOST = "lost", "Lost"
-    WON = "won", "Won"
-    PUSHED = "pushed", "Pushed"
-    PARTIAL = "partial", "Part of the stake returned"
-    VOIDED = "voided", "Voided"
+    LOST = "lost", _("Lost")
+    WON = "won", _("Won")
+    PUSHED = "pushed", _("Pushed")
+    PARTIAL = "partial", _("Part of the stake returned")
+    VOIDED = "voided", _("Voided")
 
 
 class BetResolution(models.Model):

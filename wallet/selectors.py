@@ -7,12 +7,10 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Sum
-from django.utils import translation
 from django.utils.translation import gettext as _
 
-from casino.locale_formats import money_in
+from casino.formatting import money as money_text
 from casino.untrusted import InputError, whole_number_parse
-from wallet.currencies import money_format
 from wallet.models import Account, AccountKind, Bet, Entry, TransactionKind
 
 HISTORY_PAGE_SIZE = 50
@@ -97,33 +95,27 @@ def _history_row(entry: Entry, currency: str) -> HistoryRow:
 
 
 def _explanation(txn, entry: Entry, currency: str) -> str:
-    """Why this line moved money, for the lines whose type alone does not say it: in the active language (the
-    player's statement is also written in Swedish; every other page reads it in English)."""
+    """Why this line moved money, for the lines whose type alone does not say it; in the page's language (the
+    player's own history may be Swedish; staff pages and the CSV are English)."""
     meta = txn.meta if isinstance(txn.meta, dict) else {}
+    reason = {"reason": txn.reason}
     if kind_is_reversal(txn):
         staked, paid = meta.get("staked"), meta.get("paid")
         what = (_("staked %(staked)s and was paid %(paid)s; ") % {
-            "staked": _money_words(staked, currency), "paid": _money_words(paid, currency)}
+            "staked": money_text(staked, currency), "paid": money_text(paid, currency)}
             if isinstance(staked, int) and isinstance(paid, int) else "")
         direction = _("the payout taken back") if entry.amount < 0 else _("the stake given back")
-        return _("Reversal of round %(round)s: %(what)s%(direction)s, so the round ends as if voided. "
-                 "Reason: %(reason)s") % {"round": txn.reference, "what": what, "direction": direction,
+        return _("Reversal of round %(game)s: %(what)s%(direction)s, so the round ends as if voided. "
+                 "Reason: %(reason)s") % {"game": txn.reference, "what": what, "direction": direction,
                                           "reason": txn.reason}
     if txn.kind == TransactionKind.ADJUSTMENT:
-        return _("Correction by staff. Reason: %(reason)s") % {"reason": txn.reason} if txn.reason \
-            else _("Correction by staff.")
+        return _("Correction by staff. Reason: %(reason)s") % reason if txn.reason else _("Correction by staff.")
     if txn.kind == TransactionKind.REFUND:
-        return _("Stake refunded: %(reason)s") % {"reason": txn.reason} if txn.reason else _("Stake refunded.")
+        return _("Stake refunded: %(reason)s") % reason if txn.reason else _("Stake refunded.")
     if txn.kind == TransactionKind.GOLDEN_CHIP_GRANT:
-        return _("Golden Chips granted. Reason: %(reason)s") % {"reason": txn.reason} if txn.reason \
-            else _("Golden Chips granted.")
+        return (_("Golden Chips granted. Reason: %(reason)s") % reason if txn.reason
+                else _("Golden Chips granted."))
     return ""
-
-
-def _money_words(amount: int, currency: str) -> str:
-    """An amount inside a sentence: as the back office writes it in English, as the language does otherwise."""
-    language = translation.get_language() or "en"
-    return money_format(amount, currency) if language == "en" else money_in(amount, currency, language=language)
 
 
 def kind_is_reversal(txn) -> bool:
@@ -171,7 +163,7 @@ def account_history_totals(*, account: Account, filter: HistoryFilter = NO_FILTE
     money_out = entries.filter(amount__lt=0).aggregate(total=Sum("amount"))["total"] or 0
     return {"count": sum(row["count"] for row in by_kind), "in": money_in, "out": money_out,
             "net": money_in + money_out, "currency": account.currency,
-            "kinds": [{"label": labels.get(row["transaction__kind"], row["transaction__kind"]),
+            "kinds": [{"label": str(labels.get(row["transaction__kind"], row["transaction__kind"])),
                        "count": row["count"], "total": row["total"]} for row in by_kind]}
 
 

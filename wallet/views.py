@@ -8,11 +8,15 @@ from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
 
 from accounts.permissions import permission_required
 from casino.api_errors import DomainError
+from casino.formatting import money as money_text
 from casino.idempotency import IdempotencyConflict
 from casino.query_params import date_param
+from casino.reader_language import in_reader_language
+from casino.review_token import CHANGED, review_matches, review_token
 from casino.untrusted import InputError, optional_whole_number_parse
 from wallet import selectors, services
 from wallet.currencies import CURRENCIES, money_format
@@ -113,6 +117,7 @@ def _history_csv(request, *, player):
 
 
 @permission_required("play")
+@in_reader_language
 def wallet_home(request):
     return _wallet_page(request, player=request.user, page_url=reverse("wallet_home"),
                         csv_url=reverse("wallet_history_csv"), staff_view=False)
@@ -150,7 +155,7 @@ def player_history_csv(request, user_id: int):
 
 
 def _cashier_form_page(request, form, *, status=200, error=None):
-    limits = [(c.code, money_format(c.cashier_min, c.code), money_format(c.cashier_max, c.code))
+    limits = [(c.code, money_text(c.cashier_min, c.code), money_text(c.cashier_max, c.code))
               for c in CURRENCIES.values()]
     return render(request, "wallet/cashier.html",
                   {"form": form, "limits": limits, "error": error,
@@ -158,11 +163,30 @@ def _cashier_form_page(request, form, *, status=200, error=None):
 
 
 def _short_of_cash(balance: int, currency: str) -> str:
-    return (f"You have {money_format(balance, currency)} in cash, so you can withdraw at most that. "
-            "Nothing was withdrawn.")
+    return _("You have %(balance)s in cash, so you can withdraw at most that. Nothing was withdrawn.") % {
+        "balance": money_text(balance, currency)}
+
+
+CASHIER_REVIEW = "cashier"
+
+
+def _cashier_reviewed(data) -> dict:
+    return {"operation": data["operation"], "currency": data["currency"], "amount": data["amount_minor"],
+            "key": data["idempotency_key"]}
+
+
+def _cashier_review(request, data, *, balance: int, error: str = ""):
+    """The amount as it will move, read back, with the token of exactly this review."""
+    return render(request, "wallet/cashier_confirm.html", {
+        "operation": data["operation"], "currency": data["currency"], "amount_minor": data["amount_minor"],
+        "amount": money_text(data["amount_minor"], data["currency"]), "balance": balance,
+        "idempotency_key": data["idempotency_key"], "amount_text": data.get("amount", ""), "error": error,
+        "review": review_token(user=request.user, action=CASHIER_REVIEW, reviewed=_cashier_reviewed(data)),
+    }, status=409 if error else 200)
 
 
 @permission_required("play")
+@in_reader_language
 def cashier(request):
     """Two steps: the form, then a confirmation that carries the idempotency key made with the form."""
     if request.method != "POST":
@@ -177,17 +201,16 @@ def cashier(request):
             # Said at review, in the player's words; the ledger would refuse it at confirm anyway.
             form.add_error("amount", _short_of_cash(balance, data["currency"]))
             return _cashier_form_page(request, form, status=400)
-        return render(request, "wallet/cashier_confirm.html", {
-            "operation": data["operation"], "currency": data["currency"], "amount_minor": data["amount_minor"],
-            "amount": money_format(data["amount_minor"], data["currency"]),
-            "balance": balance,
-            "idempotency_key": data["idempotency_key"], "amount_text": data["amount"],
-        })
+        return _cashier_review(request, data, balance=balance)
     confirm = CashierConfirmForm(request.POST)
     if not confirm.is_valid():
         return HttpResponseBadRequest("The confirmation was incomplete; start again from the cashier.",
                                       content_type="text/plain")
     data = confirm.cleaned_data
+    if not review_matches(token=request.POST.get("review"), user=request.user, action=CASHIER_REVIEW,
+                          reviewed=_cashier_reviewed(data)):
+        balance = selectors.player_balance(player=request.user, currency=data["currency"])
+        return _cashier_review(request, data, balance=balance, error=CHANGED)
     service = services.deposit if data["operation"] == "deposit" else services.withdraw
     try:
         txn = service(player=request.user, currency=data["currency"], amount=data["amount_minor"],
@@ -205,11 +228,13 @@ def cashier(request):
             message = _short_of_cash(selectors.player_balance(player=request.user, currency=data["currency"]),
                                      data["currency"])
         return _cashier_form_page(request, form, status=exc.http_status, error=message)
-    done = "Deposited" if data["operation"] == "deposit" else "Withdrew"
-    amount = money_format(data["amount_minor"], data["currency"])
+    amount = {"amount": money_text(data["amount_minor"], data["currency"])}
+    deposit = data["operation"] == "deposit"
     if txn.replayed:
-        messages.info(request, f"That request was already carried out ({done.lower()} {amount}); nothing moved twice.")
+        messages.info(request, (
+            _("That request was already carried out (deposited %(amount)s); nothing moved twice.") if deposit
+            else _("That request was already carried out (withdrew %(amount)s); nothing moved twice.")) % amount)
     else:
-        messages.success(request, f"{done} {amount}.")
+        messages.success(request, (_("Deposited %(amount)s.") if deposit else _("Withdrew %(amount)s.")) % amount)
     account = txn.entries.filter(account__player=request.user).values_list("account_id", flat=True).first()
     return redirect(f"{reverse('wallet_home')}?{urlencode({'account': account})}")

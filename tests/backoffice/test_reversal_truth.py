@@ -17,9 +17,9 @@ def text(response) -> str:
 
 
 def _reverse(client, settled):
-    url = reverse("backoffice_round_void", args=[settled.game_number])
-    response = client.post(url, {"step": "confirm", "reason": "Dealer misread the hand",
-                                 "expected_state": "settled"})
+    from tests.helpers import round_void_post
+
+    response = round_void_post(client, settled.game_number, reason="Dealer misread the hand")
     assert response.status_code == 302
     round_void_refunds(round_id=settled.pk)
 

@@ -71,14 +71,15 @@ def test_creating_a_table_limits_and_a_paytable_are_recorded_once_each(client_fo
     values = _form_values(client, reverse("table_new") + "?profile=classic", reason="New VIP table")
     values.update({"code": "VIP1", "name": "VIP", "currencies": "EUR"})
     assert client.post(reverse("table_new"), values, **FROM).status_code == 302
+    from tests.helpers import confirm_fields
+
     limits = reverse("table_limits", args=["VIP1"])
-    assert client.post(limits, _form_values(client, limits, reason="VIP limits")
-                       | {"main__EUR__max": "2000", "step": "confirm"},
-                       **FROM).status_code == 302
+    review = client.post(limits, _form_values(client, limits, reason="VIP limits") | {"main__EUR__max": "2000"},
+                         **FROM)
+    assert client.post(limits, confirm_fields(review), **FROM).status_code == 302
     paytable = reverse("table_paytable", args=["VIP1", "perfect_pairs"])
-    assert client.post(paytable, _form_values(client, paytable, reason="Promotion")
-                       | {"perfect": "20", "step": "confirm"},
-                       **FROM).status_code == 302
+    review = client.post(paytable, _form_values(client, paytable, reason="Promotion") | {"perfect": "20"}, **FROM)
+    assert client.post(paytable, confirm_fields(review), **FROM).status_code == 302
     rows = list(StaffAction.objects.order_by("id").values_list("action", "object_ref", "reason"))
     assert rows == [(StaffActionKind.TABLE_CREATED, "VIP1", "New VIP table"),
                     (StaffActionKind.TABLE_CONFIGURED, "VIP1", "VIP limits"),
@@ -149,10 +150,11 @@ def test_starting_an_rtp_simulation_is_recorded(client_for, operator, free_bet_t
 def test_a_void_from_the_round_page_is_recorded_with_the_game_number(client_for, support, in_play):
     url = reverse("backoffice_round_void", args=[in_play.round.game_number])
     client = client_for(support)
-    client.post(url, {"step": "review", "reason": "Card misread"}, **HTMX, **FROM)
+    from tests.helpers import confirm_fields
+
+    review = client.post(url, {"step": "review", "reason": "Card misread"}, **HTMX, **FROM)
     assert not StaffAction.objects.exists()  # a review is not an action
-    done = client.post(url, {"step": "confirm", "reason": "Card misread", "expected_state": "decisions"},
-                       **HTMX, **FROM)
+    done = client.post(url, confirm_fields(review), **HTMX, **FROM)
     assert done.status_code == 200
     only_row(actor=support, actor_role="support", action=StaffActionKind.ROUND_VOIDED, object_kind="round",
              object_ref=in_play.round.game_number, reason="Card misread", address="10.0.0.4")

@@ -130,8 +130,9 @@ def test_voiding_needs_a_reason_then_a_confirmation_then_refunds(client_for, sup
     stale = client.post(url, {"step": "confirm", "reason": "Card misread", "expected_state": "dealer"},
                         headers={"HX-Request": "true"})
     assert stale.status_code == 409 and "review it again" in text(stale)
-    done = client.post(url, {"step": "confirm", "reason": "Card misread", "expected_state": "decisions"},
-                       headers={"HX-Request": "true"})
+    from tests.helpers import confirm_fields
+
+    done = client.post(url, confirm_fields(review), headers={"HX-Request": "true"})
     assert done.status_code == 200 and "Refunding stakes" in text(done) and 'hx-trigger="every 1s"' in text(done)
     round = Round.objects.get(pk=in_play.id)
     assert (round.state, round.void_reason, round.voided_by_id) == (RoundState.VOIDED, "Card misread", support.pk)
@@ -150,9 +151,9 @@ def test_a_settled_round_is_reversed_with_compensating_transactions(client_for, 
     from tests.helpers import cash
 
     before = cash(alice), cash(bob)
-    url = reverse("backoffice_round_void", args=[settled.game_number])
-    response = client_for(operator).post(url, {"step": "confirm", "reason": "Dealer error",
-                                               "expected_state": "settled"})
+    from tests.helpers import round_void_post
+
+    response = round_void_post(client_for(operator), settled.game_number, reason="Dealer error")
     assert response.status_code == 302
     assert cash(alice) == before[0] - 1000 and cash(bob) == before[1] + 3000
     assert Round.objects.get(pk=settled.pk).void_kind == "reversal"

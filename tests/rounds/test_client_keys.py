@@ -45,9 +45,12 @@ def test_a_cashier_deposit_with_another_players_insurance_key_does_not_block_the
     r.close()
     r.cards("9h", "As", "9d", "Kc")
     assert r.refresh().state == RoundState.INSURANCE
-    response = client_for(attacker).post(reverse("wallet_cashier"), {
-        "step": "confirm", "operation": "deposit", "currency": "EUR", "amount_minor": 10_00,
-        "idempotency_key": f"round{r.id}:insurance:{victim.pk}"}, follow=True)
+    from tests.helpers import confirm_fields
+
+    review = client_for(attacker).post(reverse("wallet_cashier"), {
+        "step": "review", "operation": "deposit", "currency": "EUR", "amount": "10.00",
+        "idempotency_key": f"round{r.id}:insurance:{victim.pk}"})
+    response = client_for(attacker).post(reverse("wallet_cashier"), confirm_fields(review), follow=True)
     assert "Deposited 10.00 EUR." in response.content.decode()
     r.insurance(victim, True)
     r.advance(now=timezone.now() + LATER)

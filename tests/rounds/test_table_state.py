@@ -21,9 +21,18 @@ BOOLEANS = ("dealer_22_push", "double_after_split", "new_shoe_burn", "bet_behind
 
 
 def page_post(client, table: Table, state: str, reason: str = "studio lighting failure", **extra):
+    """The table page's state buttons as staff use them; closing goes through its review first and confirms
+    with the review's token."""
+    from tests.helpers import review_field
+
     table.refresh_from_db()
-    return client.post(reverse("table_state", args=[table.code]), {
-        "state": state, "version": str(table.config_version), "reason": reason, "step": "confirm"}, **extra)
+    url = reverse("table_state", args=[table.code])
+    values = {"state": state, "version": str(table.config_version), "reason": reason}
+    if state == "closed" and reason.strip():
+        review = client.post(url, values, **extra)
+        if 'name="review"' in review.content.decode():
+            values["review"] = review_field(review)
+    return client.post(url, values | {"step": "confirm"}, **extra)
 
 
 def admin_post(client, table: Table, state: str, reason: str = "studio lighting failure", **extra):

@@ -22,9 +22,15 @@ def api(client, name, body, key):
 
 
 def cashier(client, operation: str, amount_minor: int, key: str):
-    return client.post(reverse("wallet_cashier"), {
-        "step": "confirm", "operation": operation, "currency": "EUR", "amount_minor": amount_minor,
-        "idempotency_key": key}, follow=True)
+    """The cashier page's two steps: the review of the amount, then its confirmation."""
+    from tests.helpers import confirm_fields
+
+    review = client.post(reverse("wallet_cashier"), {
+        "step": "review", "operation": operation, "currency": "EUR", "amount": f"{amount_minor / 100:.2f}",
+        "idempotency_key": key})
+    if 'name="review"' not in review.content.decode():
+        return review
+    return client.post(reverse("wallet_cashier"), confirm_fields(review), follow=True)
 
 
 def test_two_players_may_send_the_same_key_and_each_gets_their_own_deposit(client_for, player, player2):
@@ -107,9 +113,10 @@ def test_the_cashier_form_scopes_its_key_to_the_player_and_operation(client_for,
     assert "Withdrew 10.00 EUR." in taken.content.decode()
     mine = cashier(client_for(player), "deposit", 25_00, "form-key")
     assert "Deposited 25.00 EUR." in mine.content.decode()
-    # The same key for my other operation is a new request of that operation (here refused for funds alone).
+    # The same key for my other operation is a new request of that operation (here refused for funds alone, at
+    # its review already).
     short = cashier(client_for(player), "withdraw", 30_00, "form-key")
-    assert short.status_code == 409 and "You have 25.00 EUR in cash" in short.content.decode()
+    assert short.status_code == 400 and "You have 25.00 EUR in cash" in short.content.decode()
     assert selectors.player_balance(player=player, currency="EUR") == 25_00
     assert list(LedgerTransaction.objects.filter(actor=player).values_list("idempotency_key", flat=True)) == [
         f"client:{player.pk}:deposit:form-key"]

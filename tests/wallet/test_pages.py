@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from tests.factories import BetFactory, DepositFactory, new_key
+from tests.helpers import review_field
 from wallet import selectors, services
 from wallet.models import Account, LedgerTransaction
 
@@ -129,6 +130,7 @@ def test_cashier_deposit_needs_a_confirmation_and_a_double_submit_moves_money_on
                for name in ("step", "operation", "currency", "amount_minor", "idempotency_key")}
     assert confirm == {"step": "confirm", "operation": "deposit", "currency": "EUR", "amount_minor": "2550",
                        "idempotency_key": key}
+    confirm["review"] = review_field(review)
     done = client.post(reverse("wallet_cashier"), confirm, follow=True)
     again = client.post(reverse("wallet_cashier"), confirm, follow=True)
     assert "Deposited 25.50 EUR." in done.content.decode()
@@ -157,10 +159,15 @@ def test_cashier_withdrawal_beyond_the_balance_is_refused_and_moves_nothing(clie
     page = review.content.decode()
     assert review.status_code == 400 and "You have 10.00 EUR in cash, so you can withdraw at most that." in page
     assert "Confirm your withdrawal" not in page and "account holds" not in page
-    # A confirmation made when the money was there (or edited) is refused in the same words.
+    # A confirmation reviewed when the money was there is refused in the same words.
+    from casino.review_token import review_token
+
+    key = new_key()
+    token = review_token(user=player, action="cashier", reviewed={
+        "operation": "withdraw", "currency": "EUR", "amount": 10_01, "key": key})
     response = client_for(player).post(reverse("wallet_cashier"), {
         "step": "confirm", "operation": "withdraw", "currency": "EUR", "amount_minor": "10_01".replace("_", ""),
-        "idempotency_key": new_key()})
+        "idempotency_key": key, "review": token})
     page = response.content.decode()
     assert response.status_code == 409 and "You have 10.00 EUR in cash" in page and "account holds" not in page
     assert selectors.player_balance(player=player, currency="EUR") == 10_00
