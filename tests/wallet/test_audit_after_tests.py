@@ -9,7 +9,7 @@ from tests.factories import BetFactory, DepositFactory, PlayerFactory, RoundFact
 from tests.fixtures.ledger import audited_tables, audited_tables_empty
 from wallet.audit import ledger_audit_run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("roles")]
 
 
 def test_the_audited_tables_are_the_wallets_and_the_rounds():
