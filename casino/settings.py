@@ -222,7 +222,9 @@ RATE_LIMIT_CHAT_PER_ADDRESS = env_rate("RATE_LIMIT_CHAT_PER_ADDRESS", "100/10")
 # The web process and the worker must share the cache (task progress lives there).
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # KEY_PREFIX: processes sharing one Redis database keep their keys apart (each pytest-xdist worker does).
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "")}}
 else:
     CACHES = {
         "default": {

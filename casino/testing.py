@@ -16,3 +16,12 @@ for _limit in ("LOGIN_PER_USERNAME", "LOGIN_PER_ADDRESS", "BETS_PER_USER", "BETS
     os.environ.setdefault(f"RATE_LIMIT_{_limit}", "1000000/60")
 # One queue per test session, so two suites on one Redis never take each other's tasks.
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"test-{os.getpid()}")
+# Under pytest-xdist each worker process has a test database of its own (test_<name>_gw0, ...) and starts a Celery
+# worker of its own on it, so it also needs a queue of its own (xdist's workers inherit the controller's
+# environment, queue name included: one shared queue would hand gw0's tasks to gw1's worker, which finds none of
+# their rows) and cache keys of its own (rate-limit counts, presence and task progress are kept in Redis under
+# the same names in every worker). The Celery worker inherits both from this process's environment.
+_xdist_worker = os.environ.get("PYTEST_XDIST_WORKER")
+if _xdist_worker:
+    os.environ["CELERY_TASK_DEFAULT_QUEUE"] = f"{os.environ['CELERY_TASK_DEFAULT_QUEUE']}-{_xdist_worker}"
+    os.environ["CACHE_KEY_PREFIX"] = f"{os.environ.get('CACHE_KEY_PREFIX') or 'test'}-{_xdist_worker}"

@@ -24,5 +24,8 @@ if [ "$#" -eq 0 ] && [ "${SOAK:-1}" != 0 ]; then
   .venv/bin/python bench/soak.py --short
 fi
 
-.venv/bin/python -m pytest "$@"
+# In parallel (pytest-xdist): each worker process has its own test database, Celery worker, queue and cache keys
+# (casino/testing.py, tests/fixtures/worker.py). loadgroup keeps the tests sharing one costly module fixture
+# (`xdist_group`) on one worker. TEST_WORKERS=0 runs the suite in this one process.
+.venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist loadgroup "$@"
 

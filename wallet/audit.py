@@ -144,6 +144,12 @@ audit_check_register(name="transactions", group=LEDGER, check=lambda *, now: _tr
 audit_check_register(name="bets", group=LEDGER, check=lambda *, now: _bets())
 
 
+def audit_check_modules() -> set[str]:
+    """The modules whose registered checks the audit runs (the test suite watches those apps' tables, to run the
+    audit after a test only when it wrote to them)."""
+    return {check.__module__ for _group, check in _checks.values()}
+
+
 def ledger_audit_run(*, now: datetime | None = None, groups: Iterable[str] | None = None) -> list[Discrepancy]:
     """Every discrepancy the registered checks find (of these groups, default all); empty means sound."""
     now = now or timezone.now()

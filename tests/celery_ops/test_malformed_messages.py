@@ -13,8 +13,9 @@ import pytest
 from casino.worker_process import CeleryWorker
 from tests.helpers import OUTPUT
 
-# It starts a real worker of its own, so `make check` (no worker) leaves it to `make test`.
-pytestmark = pytest.mark.worker
+# It starts a real worker of its own, so `make check` (no worker) leaves it to `make test`; its tests share that
+# worker, so they run on one xdist worker (make test's loadgroup).
+pytestmark = [pytest.mark.worker, pytest.mark.xdist_group("malformed-messages-worker")]
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,10 @@ from rounds.engine.rtp.exact import _solve, fresh_shoe_counts
 from rounds.engine.rtp.exact_dealer import ACE, HARD_POINTS, OUTCOMES, RANKS, TEN, dealer_distributions
 from rounds.engine.rtp.strategy import strategy_tables
 
+# The tests sharing the module's `profiles` (every profile solved, the costliest fixture of the suite) run on one
+# xdist worker: make test's loadgroup would otherwise solve them in each.
+pytestmark = pytest.mark.xdist_group("exact-rtp-profiles")
+
 # paytables.md: 8 decks, first hand of the shoe, optimal strategy.
 PUBLISHED = {"free_bet": 0.9845, "free_bet_seated": 0.9826, "classic_eu": 0.9949}
 ALL_PROFILES = (
