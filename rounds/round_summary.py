@@ -18,6 +18,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Sum
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from casino.locale_formats import money_in
 from casino.money import format_minor
@@ -25,6 +26,16 @@ from rounds.audit_words import card_text
 from rounds.game_history import GameRow, game_rows
 from rounds.labels import action_label, return_reason_text, spot_void_reason_text, void_reason_text
 from rounds.models import Round, RoundBet, RoundEvent, RoundState, Spot, VoidKind
+
+# A round in play, in a sentence per state (translated whole: a state's bare name would read as English).
+_IN_PLAY = {
+    RoundState.BETTING_OPEN: gettext_noop("Still in play (betting is open): nothing is won or lost yet."),
+    RoundState.BETTING_CLOSED: gettext_noop("Still in play (betting has closed): nothing is won or lost yet."),
+    RoundState.DEALING: gettext_noop("Still in play (the cards are being dealt): nothing is won or lost yet."),
+    RoundState.INSURANCE: gettext_noop("Still in play (insurance is offered): nothing is won or lost yet."),
+    RoundState.DECISIONS: gettext_noop("Still in play (the players are deciding): nothing is won or lost yet."),
+    RoundState.DEALER: gettext_noop("Still in play (the dealer's turn): nothing is won or lost yet."),
+}
 
 # Players named one by one in a staff summary (a common draw may have thousands: the totals count them all).
 SUMMARY_PLAYERS = 20
@@ -79,6 +90,8 @@ def _headline(round: Round) -> str:
             "total": dealer.get("total"), "cards": cards}
     if state == RoundState.SETTLING:
         return _("The dealer's hand is complete; the bets are being settled.")
+    if state in _IN_PLAY:
+        return _(_IN_PLAY[state])
     return _("Still in play (%(state)s): nothing is won or lost yet.") % {"state": round.get_state_display().lower()}
 
 

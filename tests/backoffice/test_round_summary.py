@@ -122,7 +122,9 @@ def _moves_and_returns(play, classic_table, funded):
 def test_the_steps_say_which_bets_went_back_and_where_the_player_moved(client_for, support, play, classic_table,
                                                                        funded):
     r, player = _moves_and_returns(play, classic_table, funded)
-    assert [step.text for step in round_summary(round=r.round, player=player).steps] == [
+    summary = round_summary(round=r.round, player=player)
+    assert summary.headline == "Still in play (betting is open): nothing is won or lost yet."
+    assert [step.text for step in summary.steps] == [
         "The round opened (shoe 1).",
         "You (seat 2) bet Main 10.00 EUR.",
         "You moved from seat 2 to seat 5.",
@@ -140,7 +142,10 @@ def test_the_steps_say_which_bets_went_back_and_where_the_player_moved(client_fo
 def test_bets_going_back_and_seat_moves_read_in_swedish(client_for, play, classic_table, funded):
     r, player = _moves_and_returns(play, classic_table, funded)
     with translation.override("sv"):
-        steps = [step.text for step in round_summary(round=r.round, player=player).steps]
+        summary = round_summary(round=r.round, player=player)
+    steps = [step.text for step in summary.steps]
+    # The state in play was the English code's name in the Swedish sentence ("Spelas fortfarande (betting open)").
+    assert summary.headline == "Spelas fortfarande (insatser kan läggas): ännu är inget vunnet eller förlorat."
     assert steps[2] == "Du flyttade från plats 2 till plats 5."
     assert steps[4] == "Du (plats 5) fick tillbaka Huvudinsats 5,00\xa0€ (ångrad)."
     assert steps[6] == "Du (plats 1) fick tillbaka Huvudinsats 20,00\xa0€ (plats 1 lämnad)."
