@@ -1,6 +1,6 @@
 """The GGR and hold report against a simulated month whose totals the test computes itself: rounds played through
-the services on each of the 30 days before today (and one today), at two tables and in two currencies, with main
-bets, a side bet, Bet Behind and Golden Chips; the days rolled up by the beat task's service, today live. Every
+the services on each of the 30 days before today (and one today), at three tables and in two currencies, with main
+bets, a side bet, insurance, Bet Behind and Golden Chips; the days rolled up by the beat task's service, today live. Every
 figure is compared to the minor unit; a reversal on a past day changes that day; the CSV is the page."""
 
 import csv
@@ -66,6 +66,7 @@ class Month:
         self.first = self.today - timedelta(days=DAYS)
         self.main = RoundTableFactory(profile="classic", code="LB31", currencies=["EUR", "SEK"])
         self.side = RoundTableFactory(profile="classic", code="LB32")
+        self.insured = RoundTableFactory(profile="free_bet", code="FB31")
         self.a = funded(username="gg_anna", cash=5_000_00)
         self.b = funded(username="gg_bo", cash=5_000_00)
         self.c = funded(username="gg_cleo", cash=100_00, golden_chips=1_000_00)
@@ -141,6 +142,22 @@ class Month:
         self.per_round[settled.pk] = (bookings, {(day, "LB32", "EUR"): 1})
         return settled
 
+    def round_insured(self, day: date):
+        """FB31 (Free Bet, the dealer peeks): bo takes insurance against the dealer's ace, the dealer has
+        blackjack: the main bet is lost, the insurance (half the main bet) pays 2 to 1."""
+        r = self.play(self.insured)
+        r.bet(self.b, {"main": 1000})
+        r.close()
+        r.cards("9h", "As", "9d", "Kc")
+        r.insurance(self.b, True)
+        r.advance(now=timezone.now() + timedelta(minutes=5))
+        settled = r.settle()
+        bookings: list = []
+        self._book(bookings, day, self.insured, "EUR", "main", self.b, staked=1000)
+        self._book(bookings, day, self.insured, "EUR", "insurance", self.b, staked=500, returned=1500)
+        self.per_round[settled.pk] = (bookings, {(day, "FB31", "EUR"): 1})
+        return settled
+
     def play_month(self):
         rounds = []
         for i in range(DAYS):
@@ -152,6 +169,8 @@ class Month:
                     self.round_main(i + 1, day)
                 if i % 7 == 3:
                     self.round_side(day, 2000 + 10 * i)
+                if i % 9 == 4:
+                    self.round_insured(day)
         rounds.append(self.round_main(DAYS, self.today))  # today: live, not rolled up
         return rounds
 
@@ -249,10 +268,11 @@ def test_a_simulated_month_gives_every_figure_to_the_minor_unit_and_a_reversal_c
     report = ggr.ggr_report(start=month.first, end=month.today)
     compare(report, month)
     # Sanity of the books themselves, so the comparison above is not of two empty things.
-    # 30 days and today at LB31 in EUR, 6 days in SEK, 4 days at LB32.
-    assert len(report.days) == DAYS + 1 + 6 + 4 and {line.currency for line in report.totals} == {"EUR", "SEK"}
+    # 30 days and today at LB31 in EUR, 6 days in SEK, 4 days at LB32, 3 at FB31.
+    assert len(report.days) == DAYS + 1 + 6 + 4 + 3 and {line.currency for line in report.totals} == {"EUR", "SEK"}
     eur = next(line for line in report.totals if line.currency == "EUR")
-    assert eur.rounds == DAYS + 1 + 1 + 4 and eur.active_players == 4 and eur.chips_staked > 0 and eur.ggr != 0
+    assert {line.bet_type for line in report.bet_types} == {"main", "21+3", "golden_chip", "bet_behind", "insurance"}
+    assert eur.rounds == DAYS + 1 + 1 + 4 + 3 and eur.active_players == 4 and eur.chips_staked > 0 and eur.ggr != 0
     golden = next(line for line in report.bet_types if line.bet_type == "golden_chip")
     assert golden.staked == 0 and golden.hold is None and golden.returned > 0 and golden.chips_returned > 0
 
