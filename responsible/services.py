@@ -68,6 +68,12 @@ def _staff_reason(actor, reason) -> str:
     return reason_check(reason, max_length=REASON_MAX_LENGTH, error=ResponsibleError)
 
 
+def _settings_lock(player) -> PlayerSettings:
+    # The player's settings row serialises their responsible-gambling writes (two tabs, or support at once).
+    PlayerSettings.objects.get_or_create(player=player)
+    return PlayerSettings.objects.select_for_update().get(player=player)
+
+
 def _limit_check(kind, period, currency, value) -> tuple[str, str, str, int | None]:
     if kind not in LimitKind.values:
         raise ResponsibleError(_("A limit is a deposit, loss or session limit, not %r.") % (kind,))
@@ -96,9 +102,7 @@ def limit_set(*, player, kind: str, period: str = "", currency: str = "", value:
     reason = _staff_reason(actor, reason)
     now = _now(now)
     with transaction.atomic(durable=True):
-        PlayerSettings.objects.get_or_create(player=player)
-        # The player's settings row serialises their limit changes (two tabs asking at once).
-        settings_row = PlayerSettings.objects.select_for_update().get(player=player)
+        settings_row = _settings_lock(player)
         jurisdiction = selectors.jurisdiction_get(settings_row.jurisdiction_id)
         state = selectors.player_state(player_id=player.pk, now=now)
         current = state.limits(now).get((kind, period, currency))
@@ -270,12 +274,6 @@ def jurisdiction_rules_set(*, actor, code: str, values: dict, expected_version: 
 
 
 # ------------------------------------------------------------------------------- ending a self-exclusion
-
-
-def _settings_lock(player) -> PlayerSettings:
-    # The player's settings row serialises their responsible-gambling writes (two tabs, or support at once).
-    PlayerSettings.objects.get_or_create(player=player)
-    return PlayerSettings.objects.select_for_update().get(player=player)
 
 
 def exclusion_end_request(*, player, reason: str = "", actor=None, origin: Origin | None = None,

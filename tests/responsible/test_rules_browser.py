@@ -105,3 +105,22 @@ def test_the_grant_page_explains_a_refused_second_grant(live_server, page, opera
     expect(page.get_by_text("A grant to this player would be refused")).to_be_visible()
     page.locator("#grants-heading").scroll_into_view_if_needed()
     at_both_sizes(page, "grant-refused")
+
+
+def test_support_reviews_a_written_request_to_end_a_self_exclusion(live_server, page, support, player, swedish):
+    from playwright.sync_api import expect
+
+    swedish(player)
+    rg.exclusion_start(player=player, kind="self_exclusion", days=None, now=timezone.now() - timedelta(days=400))
+    browser_sign_in(page, live_server.url, support.username)
+    page.goto(f"{live_server.url}/support/responsible/players/{player.pk}/")
+    page.get_by_label("Reason (the player's written request: date and reference)").fill("Letter of 2026-11-30, ref 77")
+    page.get_by_role("button", name="Review: end it on the player's written request").click()
+    expect(page.get_by_text("Nothing has changed yet.")).to_be_visible()
+    expect(page.get_by_text("Who will see the reason")).to_be_visible()
+    at_both_sizes(page, "exclusion-end-3-support-review")
+    page.get_by_role("button", name="Enter the request").click()
+    expect(page.get_by_text("Requested: the self-exclusion of pat_player ends at")).to_be_visible()
+    expect(page.get_by_text("An end is waiting")).to_be_visible()
+    page.locator("#ending-heading").scroll_into_view_if_needed()
+    at_both_sizes(page, "exclusion-end-4-support-page")
