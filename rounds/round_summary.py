@@ -16,9 +16,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Sum
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 from casino.locale_formats import money_in
 from casino.money import format_minor

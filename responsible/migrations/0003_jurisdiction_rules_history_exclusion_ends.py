@@ -8,24 +8,15 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
+from casino import append_only
 from responsible.jurisdictions import DEFAULTS
 
 RULES = ("promotions", "exclusion_end", "exclusion_end_min_days", "exclusion_end_cooling_off_hours")
 
-TRIGGER = """
-CREATE OR REPLACE FUNCTION responsible_jurisdictionchange_immutable() RETURNS trigger AS $$
-BEGIN
-    RAISE EXCEPTION 'jurisdiction history is immutable: % on responsible_jurisdictionchange refused', TG_OP;
-END;
-$$ LANGUAGE plpgsql;
-CREATE TRIGGER responsible_jurisdictionchange_immutable
-    BEFORE UPDATE OR DELETE ON responsible_jurisdictionchange
-    FOR EACH ROW EXECUTE FUNCTION responsible_jurisdictionchange_immutable();
-"""
-UNTRIGGER = """
-DROP TRIGGER IF EXISTS responsible_jurisdictionchange_immutable ON responsible_jurisdictionchange;
-DROP FUNCTION IF EXISTS responsible_jurisdictionchange_immutable();
-"""
+FORWARD, BACKWARD = append_only.guard(
+    "responsible_jurisdictionchange", function="responsible_jurisdictionchange_immutable",
+    trigger="responsible_jurisdictionchange_immutable", args="TG_OP", errcode=None, replace=True,
+    message="jurisdiction history is immutable: % on responsible_jurisdictionchange refused")
 
 
 def rules_seed(apps, schema_editor):
@@ -33,14 +24,6 @@ def rules_seed(apps, schema_editor):
     Jurisdiction = apps.get_model("responsible", "Jurisdiction")
     for code, values in DEFAULTS.items():
         Jurisdiction.objects.filter(code=code).update(**{k: values[k] for k in RULES})
-
-
-def _on_postgres(sql):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql, params=None)
-
-    return run
 
 
 class Migration(migrations.Migration):
@@ -161,5 +144,5 @@ class Migration(migrations.Migration):
             constraint=models.CheckConstraint(condition=models.Q(('reason', ''), _negated=True), name='responsible_jurisdiction_change_has_reason'),
         ),
         migrations.RunPython(rules_seed, migrations.RunPython.noop),
-        migrations.RunPython(_on_postgres(TRIGGER), _on_postgres(UNTRIGGER)),
+        append_only.on_postgres(FORWARD, BACKWARD),
     ]
