@@ -88,7 +88,8 @@ def _player_chat(request, table: Table, *, error: str = "", status: int = 200, p
         require_presence(request, table)
     except NotAtTable:
         # The refusal's own words are for game clients (they name the API); the page says it plainly.
-        shown, away = [], _("You are not at this table: join it to read and write in its chat.")
+        shown, away = [], _("Join table %(code)s to read and write in its chat: you are not at it.") % {
+            "code": table.code}
     else:
         shown, away = selectors.chat_for_player(player=request.user, table=table), ""
     context = {"table": table, "chat_messages": shown, "away": away, "error": error,

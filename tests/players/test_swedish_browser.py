@@ -42,9 +42,10 @@ def english_left(page) -> list[str]:
     # A link offered in English (lang="en", such as "Rules in English") is English on purpose.
     text = page.evaluate("""() => {
         const english = [...document.querySelectorAll('main [lang]:not([lang^=sv])')];
-        english.forEach(e => e.dataset.shown = e.style.display, english.forEach(e => e.style.display = 'none'));
+        const shown = english.map(e => e.style.display);
+        english.forEach(e => { e.style.display = 'none'; });
         const text = document.querySelector('main').innerText;
-        english.forEach(e => e.style.display = e.dataset.shown || '');
+        english.forEach((e, i) => { e.style.display = shown[i]; });
         return text; }""")
     labels = page.eval_on_selector_all("main [aria-label], main [title]", "els => els.filter(e => !e.closest("
                                        "'[lang]:not([lang^=sv])')).map(e => (e.getAttribute('aria-label') || '') "

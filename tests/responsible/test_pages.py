@@ -69,9 +69,12 @@ def test_the_cashier_page_refuses_a_deposit_past_the_limit_with_the_reason_and_m
     from wallet.models import LedgerTransaction
 
     rg.limit_set(player=player, kind="deposit", period="day", currency="EUR", value=10_00)
-    refused = client_for(player).post(reverse("wallet_cashier"), {
-        "step": "confirm", "operation": "deposit", "currency": "EUR", "amount_minor": "2000",
-        "idempotency_key": new_key()})
+    from tests.helpers import confirm_fields
+
+    client = client_for(player)
+    review = client.post(reverse("wallet_cashier"), {
+        "step": "review", "operation": "deposit", "currency": "EUR", "amount": "20.00", "idempotency_key": new_key()})
+    refused = client.post(reverse("wallet_cashier"), confirm_fields(review))
     assert refused.status_code == 409
     assert "daily deposit limit" in refused.content.decode()
     assert not LedgerTransaction.objects.exists()

@@ -73,36 +73,37 @@ FIELDS: dict[str, list[str]] = {
     "staff_activity_csv": ["who", "action", "object", "since", "until"],
     # back office
     "backoffice_search": ["q"], "backoffice_round": ["spots_after", "events_after"],
-    "backoffice_round_void": ["reason", "step", "expected_state"], "backoffice_round_void_progress": [],
+    "backoffice_round_void": ["reason", "step", "expected_state", "review"], "backoffice_round_void_progress": [],
     "backoffice_player": ["games_before", "from", "to"], "backoffice_player_games_csv": ["from", "to"], "backoffice_player_note": _form(NoteForm),
     "backoffice_player_chat": ["action", "reason"], "backoffice_player_golden_chips": sorted(
-        {"step", *_form(GoldenChipGrantForm), *_form(GoldenChipGrantConfirmForm)}),
+        {"step", "review", *_form(GoldenChipGrantForm), *_form(GoldenChipGrantConfirmForm)}),
     "backoffice_transaction": [], "backoffice_dashboard": ["period"],
     "backoffice_rtp": ["from", "to", "table", "bet", "currency"], "backoffice_rtp_csv": ["from", "to", "table"],
     "backoffice_ggr": ["from", "to", "table", "currency"], "backoffice_ggr_csv": ["from", "to", "table", "currency"],
-    "player_games": ["before", "date", "from", "to"],
-    "player_games_csv": ["from", "to"], "player_game": [],
+    "player_games": ["before", "date", "from", "to", "lang"],
+    "player_games_csv": ["from", "to"], "player_game": ["lang"],
     # the daily reconciliation
     "backoffice_reconciliation": ["from", "to", "currency"], "backoffice_reconciliation_csv": ["from", "to", "currency"],
     # players
-    "player_settings": _form(SettingsForm), "player_tables": [], "player_table": [], "player_table_join": [],
-    "player_table_leave": [], "player_table_tip": _form(TipForm), "player_table_help": ["lang"],
+    "player_settings": [*_form(SettingsForm), "lang"], "player_tables": ["lang"], "player_table": ["lang"],
+    "player_table_join": ["lang"], "player_table_leave": ["lang"], "player_table_tip": [*_form(TipForm), "lang"], "player_table_help": ["lang"],
     # the chat log and disabling a player's chat from a message
     "chat_log": ["table", "player", "game", "window", "before"], "chat_message_disable": ["reason", "back"],
     "api_chat_table": ["after", "body"], "api_chat_host": ["after", "body"],
-    "player_table_chat": ["body", "part"],
+    "player_table_chat": ["body", "part", "lang"],
     # rounds pages
     "round_lookup": ["game_number"], "round_detail": [], "round_replay": [],
     # tables
     "tables_list": [], "table_new": _form(TableSettingsForm), "table_detail": [],
     "table_edit": _form(TableSettingsForm), "table_edit_preview": _form(TableSettingsForm),
-    "table_limits": ["version", "main__EUR__min", "main__EUR__max", "main__EUR__chips", "reason", "step"],
-    "table_paytable": ["version", "pair", "suited", "mixed", "reason", "step"], "table_state": ["state", "version", "reason", "step"],
+    "table_limits": ["version", "main__EUR__min", "main__EUR__max", "main__EUR__chips", "reason", "step", "review"],
+    "table_paytable": ["version", "pair", "suited", "mixed", "reason", "step", "review"],
+    "table_state": ["state", "version", "reason", "step", "review"],
     "table_history": ["before"], "table_strategy": [], "table_rtp_start": _form(RtpRunForm), "table_rtp_run": [],
     # wallet pages
-    "wallet_home": ["account", "before", "from", "to", "type"],
+    "wallet_home": ["account", "before", "from", "to", "type", "lang"],
     "wallet_history_csv": ["account", "from", "to", "type"],
-    "wallet_cashier": sorted({"step", *_form(CashierForm), *_form(CashierConfirmForm)}),
+    "wallet_cashier": sorted({"step", "review", "lang", *_form(CashierForm), *_form(CashierConfirmForm)}),
     "wallet_players": ["q"], "wallet_player": ["account", "before", "from", "to", "type"],
     "wallet_player_history_csv": ["account", "from", "to", "type"],
     # the statement
