@@ -23,7 +23,7 @@ from chat.forms import ChatLogForm, DisableFromMessageForm
 from chat.models import ChatAuthor
 from players import selectors as player_selectors
 from players.errors import PlayerRequestError
-from rounds.presence import NotAtTable, require_presence
+from rounds.presence import NotAtTable, SessionReplaced, require_presence
 from tables.models import Table
 
 
@@ -86,6 +86,9 @@ def chat_message_disable_chat(request, message_id: int):
 def _player_chat(request, table: Table, *, error: str = "", status: int = 200, part: str = ""):
     try:
         require_presence(request, table)
+    except SessionReplaced:
+        shown, away = [], _("You joined table %(code)s from another device or browser, so its chat is there "
+                            "now, not here.") % {"code": table.code}
     except NotAtTable:
         # The refusal's own words are for game clients (they name the API); the page says it plainly.
         shown, away = [], _("Join table %(code)s to read and write in its chat: you are not at it.") % {

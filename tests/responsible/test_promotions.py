@@ -129,13 +129,19 @@ def test_two_concurrent_grants_in_one_currency_one_goes_through(player, operator
 def test_the_grant_page_says_why_a_grant_is_refused_before_the_review(client_for, operator, player, swedish):
     from django.urls import reverse
 
-    from tests.helpers import golden_chips_grant_post
+    from tests.helpers import golden_chips_grant_post, review_field
 
     swedish(player)
     client = client_for(operator)
     page = client.get(reverse("backoffice_player", args=[player.pk])).content.decode()
     assert "Promotions under the rules of Sweden: promotional credit only at the player&#x27;s first occasion" in page
     assert "data-promotion-refusal" not in page
+    url = reverse("backoffice_player_golden_chips", args=[player.pk])
+    # A second review opened while the first occasion still stands: its confirmation comes after the first grant.
+    late_key = new_key()
+    early_review = client.post(url, {"currency": "EUR", "amount": "5.00", "reason": "Again",
+                                     "idempotency_key": late_key})
+    assert early_review.status_code == 200 and "Confirm the Golden Chip grant" in early_review.content.decode()
     _, confirmed = golden_chips_grant_post(client, player, amount="10.00", reason="Welcome offer", key=new_key())
     assert "10.00 EUR in Golden Chips granted" in confirmed.content.decode()
     page = client.get(reverse("backoffice_player", args=[player.pk])).content.decode()
@@ -147,9 +153,9 @@ def test_the_grant_page_says_why_a_grant_is_refused_before_the_review(client_for
     body = review.content.decode()
     assert "Nothing was granted: The rules of Sweden allow promotional credit only" in body
     assert "Confirm the Golden Chip grant" not in body
-    # A confirmation posted anyway (a review opened before the first grant) is refused by the service.
-    confirm = client.post(reverse("backoffice_player_golden_chips", args=[player.pk]), {
-        "step": "confirm", "currency": "EUR", "amount_minor": "500", "reason": "Again", "idempotency_key": new_key(),
-    }, follow=True)
+    # The review opened before the first grant, confirmed now, is refused by the service under its lock.
+    confirm = client.post(url, {
+        "step": "confirm", "currency": "EUR", "amount_minor": "500", "reason": "Again", "idempotency_key": late_key,
+        "review": review_field(early_review)}, follow=True)
     assert "Nothing was granted: The rules of Sweden" in confirm.content.decode()
     assert LedgerTransaction.objects.count() == before and _chips(player) == 10_00
