@@ -69,8 +69,14 @@ def signed_money(amount, currency: str) -> str:
 
 @register.filter
 def major(amount, currency: str) -> str:
-    """Minor units as the plain major-unit text an operator types: 250000|major:"EUR" -> 2500.00."""
-    return format_minor(int(amount), currency, with_code=False, grouping=False)
+    """Minor units as the plain major-unit text an operator types: 250000|major:"EUR" -> 2500.00; on a page in
+    another language as its reader types it (casino.money.parse_major reads it back): "2500,00" in Swedish."""
+    text = format_minor(int(amount), currency, with_code=False, grouping=False)
+    if (translation.get_language() or settings.LANGUAGE_CODE) != settings.LANGUAGE_CODE:
+        from casino.locale_formats import babel_locale
+
+        return text.replace(".", babel_locale(translation.get_language()).number_symbols["latn"]["decimal"])
+    return text
 
 
 @register.filter

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+
+from casino.formatting import money as money_format
 from rounds.models import Round, RoundBet
-from wallet.currencies import money_format
 from wallet.models import AccountKind, Funding
 
 
@@ -26,14 +28,18 @@ class PlayerReversal:
     moves: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def sentence(self, *, done: bool) -> str:
-        """What the reversal does to this player, in words support can read aloud."""
+        """What the reversal does to this player, in words support can read aloud (in the page's language: the
+        player's own game history may be Swedish)."""
         what = "; ".join(_move_words(kind, currency, amount, done=done)
                          for (kind, currency), amount in self.moves.items())
-        why = ", ".join(f"staked {money_format(self.staked.get(c, 0), c)} and was paid "
-                        f"{money_format(self.paid.get(c, 0), c)}" for c in sorted(self.staked))
+        why = ", ".join(_("staked %(staked)s and was paid %(paid)s") % {
+            "staked": money_format(self.staked.get(c, 0), c), "paid": money_format(self.paid.get(c, 0), c)}
+            for c in sorted(self.staked))
+        words = {"who": self.username, "what": what, "why": why}
         if not what:
-            return f"{self.username}: nothing {'moved' if done else 'moves'} ({why}: the stake came back exactly)."
-        return (f"{self.username} {what} ({why}; reversing returns every stake and takes back every payout).")
+            return (_("%(who)s: nothing moved (%(why)s: the stake came back exactly).") if done
+                    else _("%(who)s: nothing moves (%(why)s: the stake came back exactly).")) % words
+        return _("%(who)s %(what)s (%(why)s; reversing returns every stake and takes back every payout).") % words
 
     @property
     def cash(self) -> dict[str, int]:
@@ -47,10 +53,15 @@ class PlayerReversal:
 
 
 def _move_words(kind: str, currency: str, amount: int, *, done: bool) -> str:
-    chips = " in Golden Chips" if kind == AccountKind.PLAYER_GOLDEN_CHIPS else ""
+    words = {"amount": money_format(abs(amount), currency)}
+    if kind == AccountKind.PLAYER_GOLDEN_CHIPS:
+        if amount < 0:
+            return (_("gave back %(amount)s in Golden Chips") if done
+                    else _("gives back %(amount)s in Golden Chips")) % words
+        return (_("got back %(amount)s in Golden Chips") if done else _("gets back %(amount)s in Golden Chips")) % words
     if amount < 0:
-        return f"{'gave' if done else 'gives'} back {money_format(-amount, currency)}{chips}"
-    return f"{'got' if done else 'gets'} back {money_format(amount, currency)}{chips}"
+        return (_("gave back %(amount)s") if done else _("gives back %(amount)s")) % words
+    return (_("got back %(amount)s") if done else _("gets back %(amount)s")) % words
 
 
 def round_reversal_moves(*, round: Round, players: list[int] | None = None) -> list[PlayerReversal]:

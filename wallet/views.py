@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from accounts.permissions import permission_required
 from casino.api_errors import DomainError
+from casino.formatting import major
 from casino.formatting import money as money_text
 from casino.idempotency import IdempotencyConflict
 from casino.query_params import date_param
@@ -221,7 +222,7 @@ def cashier(request):
         # the refusals of settings.WALLET_DEPOSIT_CHECKS, such as a deposit limit.)
         form = CashierForm(initial={
             "operation": data["operation"], "currency": data["currency"], "idempotency_key": str(uuid.uuid4()),
-            "amount": money_format(data["amount_minor"], data["currency"], with_code=False, grouping=False),
+            "amount": major(data["amount_minor"], data["currency"]),  # as the reader types it back
         })
         message = exc.message
         if isinstance(exc, InsufficientFunds):  # the balance fell between review and confirm

@@ -153,3 +153,31 @@ def test_bets_going_back_and_seat_moves_read_in_swedish(client_for, play, classi
     page = plain(text(client_for(player).get(reverse("player_game", args=[r.round.game_number]),
                                              HTTP_ACCEPT_LANGUAGE="sv")))
     assert "UTC: plats 1 lämnad" in page and "gave up seat" not in page
+
+
+def test_the_players_game_page_names_bets_results_decisions_hands_and_cards_in_swedish(client_for, settled, alice):
+    """Inside the Swedish sections the names were English: "Main", "Won", "Stand", "Player", hand titles, and the
+    cards' alt texts ("10 of hearts")."""
+    url = reverse("player_game", args=[settled.game_number])
+    page = text(client_for(alice).get(url, HTTP_ACCEPT_LANGUAGE="sv"))
+    swedish = plain(page)
+    assert "Avräknad" in swedish and "Huvudinsats 10,00 € Vunnen 20,00 €" in swedish
+    assert "Plats 1 Vinst +10,00 €" in swedish and "Vann +10,00 €" in swedish
+    assert "Stanna Stanna Spelare" in swedish
+    assert 'aria-label="hjärter 10"' in page and 'aria-label="ruter kung"' in page
+    for words in ("Main", "Won", "Stand", "Player", "Settled", "of hearts", "EUR"):
+        assert words not in swedish and words not in page.split("<main")[1], words
+    english = plain(text(client_for(alice).get(url)))
+    assert "Main 10.00 EUR Won 20.00 EUR" in english and "Stand Stand Player" in english
+
+
+def test_a_reversed_round_reads_in_swedish_on_the_players_pages(client_for, operator, settled, alice):
+    from rounds.services import round_void_refunds
+
+    round_services.round_reverse(round_id=settled.pk, actor=operator, reason="Wrong paytable")
+    round_void_refunds(round_id=settled.pk)
+    games = plain(text(client_for(alice).get(reverse("player_games"), HTTP_ACCEPT_LANGUAGE="sv")))
+    assert ("Återförd: gav tillbaka 10,00 € (satsade 10,00 € och fick 20,00 € utbetalt; återföringen ger tillbaka "
+            "varje insats och tar tillbaka varje utbetalning)") in games
+    english = plain(text(client_for(alice).get(reverse("player_games"))))
+    assert "Reversed: gave back 10.00 EUR (staked 10.00 EUR and was paid 20.00 EUR;" in english

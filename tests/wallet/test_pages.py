@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from tests.factories import BetFactory, DepositFactory, new_key
-from tests.helpers import review_field
+from tests.helpers import confirm_fields, review_field
 from wallet import selectors, services
 from wallet.models import Account, LedgerTransaction
 
@@ -190,3 +190,20 @@ def test_a_tip_shows_in_history_with_its_table(client_for, player):
     services.tip(player=player, currency="EUR", amount=1_00, table_ref="T-9", idempotency_key=new_key())
     body = client_for(player).get(reverse("wallet_home")).content.decode()
     assert "Tip" in body and "T-9" in body and "9.00 EUR" in body
+
+
+def test_a_swedish_player_uses_the_cashier_in_swedish_and_types_amounts_as_swedes_do(client_for, player):
+    """The cashier page and its review are Swedish for a Swedish browser; "25,50" is 25.50 EUR, read back as
+    "25,50 €", and the review's confirmation deposits exactly that."""
+    client = client_for(player)
+    sv = {"HTTP_ACCEPT_LANGUAGE": "sv"}
+    page = client.get(reverse("wallet_cashier"), **sv).content.decode()
+    assert "Kassa" in page and "t.ex. 25,00" in page and "Insättning" in page
+    key = cashier_key(page)
+    review = client.post(reverse("wallet_cashier"), {"step": "review", "operation": "deposit", "currency": "EUR",
+                                                     "amount": "25,50", "idempotency_key": key}, **sv)
+    body = review.content.decode()
+    assert review.status_code == 200 and "Bekräfta din insättning" in body and "25,50\xa0€" in body
+    done = client.post(reverse("wallet_cashier"), {**confirm_fields(review)}, follow=True, **sv)
+    assert "Insatt 25,50\xa0€." in done.content.decode()
+    assert selectors.player_balance(player=player, currency="EUR") == 25_50
