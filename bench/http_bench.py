@@ -396,13 +396,19 @@ def _statement_names(statements: list[str]) -> list[str]:
     for sql in statements:
         text = " ".join(sql.split())
         if "django_session" in text:
-            names.append("the session")
+            names.append("the session with its user and their permissions" if "auth_permission" in text
+                         else "the session")
         elif "auth_permission" in text:
             names.append("the user with their permissions")
-        elif "players_tablepresence" in text and "rounds_round" in text:
-            names.append("the round with the session's presence at its table")
+        elif "players_tablepresence" in text:
+            names.append("the round with the session's presence at its table" if "game_number" in text
+                         else "the session's presence at the round's table")
+        elif "WHERE game_number" in text:
+            names.append("the round id by game number")
         elif "rounds_bet_place" in text:
             names.append("the placement (`rounds_bet_place`: request row, locks, checks, hold, bets, event)")
+        elif text.startswith(("SAVEPOINT", "RELEASE SAVEPOINT")):
+            names.append(text.split('"')[0].strip().lower())
         else:
             names.append(f"`{text[:60]}...`")
     return names

@@ -1,5 +1,5 @@
 """The bet request's lean door: the body read as BetPlaceSerializer reads it, the round and the play gate in
-one statement, and a bet request of four statements in all."""
+one statement, and a bet request of three statements in all."""
 
 import pytest
 from rest_framework.exceptions import ValidationError
@@ -60,7 +60,7 @@ def test_the_bet_result_is_what_the_serializer_gives(result):
 
 
 @pytest.mark.django_db
-def test_a_common_draw_bet_request_is_four_statements(client_for, operator, player, free_bet_table,
+def test_a_common_draw_bet_request_is_three_statements(client_for, operator, player, free_bet_table,
                                                       django_assert_num_queries):
     from wallet import services as wallet
 
@@ -71,9 +71,9 @@ def test_a_common_draw_bet_request_is_four_statements(client_for, operator, play
     join_table(client, "FB01")
     url, body = f"{API}{game_number}/bets/", {"currency": "EUR", "bets": {"main": 1000}}
     assert post(client, url, body).status_code == 201
-    # The session, the user with their permissions, the round with the session's presence at its table, the
-    # placement (rounds.placement_sql).
-    with django_assert_num_queries(4):
+    # The session with its user and their permissions (accounts.sessions), the round with the session's presence
+    # at its table, the placement (rounds.placement_sql).
+    with django_assert_num_queries(3):
         response = post(client, url, body)
     assert response.status_code == 201, response.json()
     assert set(response.json()) == {"spot", "bets", "replayed"}
