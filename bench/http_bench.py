@@ -210,19 +210,41 @@ async def load(port: int, path: str, sessions: list[str], *, clients: int, warmu
             "reconnects": sum(c.reconnects for c in pool) - clients}
 
 
+SERVER_PID = 0  # gunicorn's master, once started: only its workers count as "gunicorn"
+
+
 def cpu_ticks() -> dict[str, int]:
-    """CPU time (clock ticks) used so far by the processes of each group: gunicorn, PostgreSQL, the rest."""
+    """CPU time (clock ticks) used so far by the processes of each group: this run's gunicorn workers, the
+    PostgreSQL backends of this run's database, the load generator, the rest. The database server is shared
+    with whatever else runs on the machine: a backend counts only if it serves this benchmark's database, and
+    one that ends during the window cannot take its ticks with it from the group."""
     ticks: dict[str, int] = {}
+    database = pg_params(BENCH_URL)["db"]
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             text = stat.read_text()
-        except OSError:
+            name, fields = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
+            if name.startswith("postgres"):
+                serves = f" {database} " in (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(
+                    errors="replace") + " "
+                group = f"postgres:{stat.parent.name}" if serves else "other"
+            elif "gunicorn" in name and SERVER_PID in (int(stat.parent.name), int(fields[1])):
+                group = "gunicorn"
+            else:
+                group = "load generator" if stat.parent.name == str(os.getpid()) else "other"
+        except (OSError, ValueError):
             continue
-        name, fields = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
-        group = "gunicorn" if "gunicorn" in name else "postgres" if name.startswith("postgres") else (
-            "load generator" if stat.parent.name == str(os.getpid()) else "other")
         ticks[group] = ticks.get(group, 0) + int(fields[11]) + int(fields[12])
     return ticks
+
+
+def _grouped(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """Ticks used between two readings per group; each PostgreSQL backend on its own, then summed."""
+    used: dict[str, int] = {}
+    for group, value in after.items():
+        name = "postgres" if group.startswith("postgres:") else group
+        used[name] = used.get(name, 0) + max(0, value - before.get(group, 0))
+    return used
 
 
 async def measured(run, *, warmup: float, seconds: float) -> dict:
@@ -234,7 +256,7 @@ async def measured(run, *, warmup: float, seconds: float) -> dict:
     after, elapsed = cpu_ticks(), time.monotonic() - start
     figures = await task
     hz = os.sysconf("SC_CLK_TCK")
-    figures["cores"] = {group: (after[group] - before.get(group, 0)) / hz / elapsed for group in after}
+    figures["cores"] = {group: used / hz / elapsed for group, used in _grouped(before, after).items()}
     return figures
 
 
@@ -308,6 +330,8 @@ def main() -> int:
     connections.close_all()
     port = free_port()
     server = gunicorn_start(port, args.workers, args.threads)
+    global SERVER_PID
+    SERVER_PID = server.pid
     path = f"/api/rounds/{info['game_number']}/bets/"
     windows: dict[int, dict] = {}
     try:
