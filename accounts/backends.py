@@ -14,6 +14,8 @@ from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import ValidationError
 from django.db import connection
 
+from accounts.sessions import session_user
+
 
 @cache
 def _user_sql(user_model, where: str = "u.id = %s") -> tuple[str, list]:
@@ -33,6 +35,12 @@ def _user_sql(user_model, where: str = "u.id = %s") -> tuple[str, list]:
     return sql, fields
 
 
+def user_sql(where: str = "u.id = %s") -> str:
+    """The one statement reading a user with all their permissions (one row per permission), for a caller that
+    reads it inside a statement of its own (accounts.sessions); RoleBackend.user_from_rows reads its rows."""
+    return _user_sql(get_user_model(), where)[0]
+
+
 # An API key's user, found by the key's digest in the same one statement.
 _BY_API_TOKEN = "u.id = (SELECT t.user_id FROM accounts_apitoken t WHERE t.digest = %s AND t.revoked_at IS NULL)"
 
@@ -44,18 +52,27 @@ class RoleBackend(ModelBackend):
             user_id = user_model._meta.pk.to_python(user_id)
         except (ValidationError, TypeError, ValueError):
             return None
+        read = session_user.get()
+        if read is not None and read[0] == user_id:
+            session_user.set(None)  # read with this request's session (accounts.sessions): taken once
+            return read[1]
         return self._user_where(_user_sql(user_model), user_id)
 
     def get_user_by_api_token(self, digest: str):
         return self._user_where(_user_sql(get_user_model(), _BY_API_TOKEN), digest)
 
     def _user_where(self, query: tuple[str, list], value):
-        user_model = get_user_model()
-        sql, fields = query
+        sql, _fields = query
         with connection.cursor() as cursor:
             cursor.execute(sql, [value])
             rows = cursor.fetchall()
-        if not rows:
+        return self.user_from_rows(rows)
+
+    def user_from_rows(self, rows: list) -> object | None:
+        """The user (None if absent or not allowed to sign in) from the rows of `user_sql`'s query."""
+        user_model = get_user_model()
+        fields = list(user_model._meta.concrete_fields)
+        if not rows or rows[0][0] is None:
             return None
         values = _converted(user_model, fields, rows[0][:len(fields)])
         user = user_model.from_db(connection.alias, [field.attname for field in fields], values)

@@ -35,9 +35,8 @@ BENCHES = [
     # Growth: the same settlement at a tenth of the players (100,000 would take hours to play up to the dealer
     # through the services on a 2-CPU machine; docs/scaling.md argues it from the 1,000 -> 10,000 slope).
     ("Settlement growth: 1,000 players", "settle_bench.py", ["--players", "1000"], ["--players", "200"]),
-    ("Bet placement through the HTTP API (gunicorn, 50 clients)", "http_bench.py", [], ["--quick"]),
-    ("Bet placement growth: 10 clients", "http_bench.py", ["--clients", "10"], ["--quick", "--clients", "10"]),
-    ("Bet placement growth: 200 clients", "http_bench.py", ["--clients", "200"], ["--quick", "--clients", "200"]),
+    # One run: the windows at 10, 50 and 200 clients share the round, the server and the pgbench reference.
+    ("Bet placement through the HTTP API (gunicorn, 10, 50 and 200 clients)", "http_bench.py", [], ["--quick"]),
     ("Back office on large data", "backoffice_bench.py", ["--no-write"], ["--quick"]),
 ]
 

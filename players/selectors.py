@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db import connection
+
 from players.models import PlayerNote, PlayerProfile, TablePresence
 from rounds.models import Round
 
@@ -47,3 +49,25 @@ def presence_latest_for_session(*, player, session_key: str, table_id: int | Non
     else:
         rows = rows.filter(table_id=Round.objects.filter(pk=round_id).values("table_id")[:1])
     return rows.only("ended_at", "end_reason").order_by("-id").first()
+
+
+_ROUND_AND_PRESENCE_SQL = (
+    f"SELECT r.id, p.id IS NOT NULL AND p.ended_at IS NULL FROM {Round._meta.db_table} r "
+    f"LEFT JOIN LATERAL (SELECT id, ended_at FROM {TablePresence._meta.db_table} "
+    "                   WHERE player_id = %s AND session_key = %s AND table_id = r.table_id "
+    "                   ORDER BY id DESC LIMIT 1) p ON true "
+    "WHERE r.game_number = %s"
+)
+
+
+def round_id_and_presence(*, player, session_key: str, game_number: str) -> tuple[int | None, bool]:
+    """The id of the round with this game number (None: no such round), and whether this session's latest
+    presence at its table is live: the bet's round lookup and play gate (rounds.presence) in one statement."""
+    if not isinstance(game_number, str) or len(game_number) > Round._meta.get_field("game_number").max_length:
+        return None, False
+    with connection.cursor() as cursor:
+        cursor.execute(_ROUND_AND_PRESENCE_SQL, [player.pk, session_key, game_number])
+        row = cursor.fetchone()
+    if row is None:
+        return None, False
+    return row[0], bool(row[1]) and bool(session_key)

@@ -25,12 +25,17 @@ def key_check(key) -> str:
     return idempotency_key_check(key, max_length=KEY_MAX_LENGTH, error=InvalidRoundRequest)
 
 
+def request_fingerprint(*, operation: str, round_id: int, payload: dict) -> str:
+    """What a request row stores to tell a repeat (the same content) from a reused key."""
+    return hashlib.sha256(
+        json.dumps([operation, round_id, payload], sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+
+
 def request_once(*, user, key, operation: str, round_id: int, payload: dict, write) -> dict[str, Any]:
     """Run write() once per (user, key): a repeat returns the first result; other content is a conflict."""
     key = key_check(key)
-    fingerprint = hashlib.sha256(
-        json.dumps([operation, round_id, payload], sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()
+    fingerprint = request_fingerprint(operation=operation, round_id=round_id, payload=payload)
     ops = connection.ops
     try:
         with transaction.atomic(durable=True), connection.cursor() as cursor:

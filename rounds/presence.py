@@ -94,6 +94,18 @@ def require_presence(request, table=None, *, round_id: int | None = None, closed
         raise refusal
 
 
+def round_id_where_present(request, game_number: str) -> int | None:
+    """The id of the round with this game number (None: there is none), once the request's session is found
+    present at its table, both read in one statement (the bet path's cost). Refuses as require_presence does."""
+    from players.selectors import round_id_and_presence
+
+    round_id, present = round_id_and_presence(player=request.user, session_key=request_session(request),
+                                              game_number=game_number)
+    if round_id is not None and not present:
+        require_presence(request, round_id=round_id)  # reads again to explain the refusal, and raises it
+    return round_id
+
+
 def _table_of(*, table_id: int | None, round_id: int | None):
     from tables.models import Table
 

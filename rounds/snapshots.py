@@ -48,6 +48,13 @@ def _put(round_id: int, snapshot: Snapshot) -> Snapshot:
     return snapshot
 
 
+def peek(round_id: int) -> Snapshot | None:
+    """The entry for this round id as it is, unchecked: the caller must compare its game number and opening time
+    with the round's row under a lock before trusting it (rounds.placement_sql does, in the database)."""
+    with _lock:
+        return _memo.get(round_id)
+
+
 def snapshot(round) -> Snapshot:
     """The round's configuration and rules; a round loaded without its config gets it from here."""
     found = _get(round.pk, round.game_number, round.opened_at)

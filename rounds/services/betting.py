@@ -25,6 +25,7 @@ from rounds.locks import SpotRow, round_lock, round_lock_for_bet, spot_ids_lock,
 from rounds.models import ActorKind, BetKind, Round, RoundBet, RoundState, Spot
 from rounds.services._common import _now
 from rounds.services.continuation import CONTINUED_STATES, _continuation_spots_start
+from rounds.services.placement import bet_place_one_statement
 from rounds.services.returns import _betting_open, confirmation_applies
 from rounds.services.voids import _spots_void
 from rounds.sql import round_bets_insert
@@ -230,6 +231,11 @@ def bets_place(*, round_id: int, player, currency: str, bets: dict[str, int], id
     if not isinstance(currency, str):
         raise BetRefused("currency must be an ISO code such as EUR.")
     now = _now(now)
+    if seat is None and not behind:
+        placed = bet_place_one_statement(round_id=round_id, player=player, currency=currency, bets=bets,
+                                         idempotency_key=idempotency_key, now=now)
+        if placed is not None:
+            return placed
 
     def write():
         round = round_lock_for_bet(round_id, player=player, all_spots=seat is not None)

@@ -36,9 +36,12 @@ def _betting_open(round: Round, *, now: datetime) -> None:
     _table_playing(round)
 
 
+CONFIRMING_PROFILE = "classic"
+
+
 def confirmation_applies(round: Round) -> bool:
     """Bets are confirmed (by hand, or automatically at the end of betting time) at Live Blackjack tables."""
-    return round.config["profile"] == "classic"
+    return round.config["profile"] == CONFIRMING_PROFILE
 
 
 def confirms_automatically(round: Round, player_ids: set[int]) -> set[int]:

@@ -1,6 +1,7 @@
 """The bets: holding stakes (one player's or many players' in one transaction), resolving them and voiding
 them, each bet exactly once, in a fixed number of statements whatever the count."""
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from wallet.services.ledger import (
     _account_instance,
     _amount_check,
     _fingerprint,
+    _fingerprint_text,
     _idempotent,
     _key_check,
     _loaded,
@@ -78,6 +80,34 @@ def _hold_spec_check(spec) -> BetHoldSpec:
     return spec
 
 
+def _holds_checked(holds_by_player: Iterable[tuple], *, reference: str | None, meta, actor,
+                   ) -> tuple[list[tuple[int, BetHoldSpec]], str, dict, str]:
+    """The holds, reference and meta checked (nothing touches the database), and the fingerprint's text."""
+    meta = _meta_check(meta)
+    holds: list[tuple[int, BetHoldSpec]] = []
+    for player, specs in holds_by_player:
+        player_id = _user_id(player, what="player")
+        holds.extend((player_id, _hold_spec_check(spec)) for spec in specs)
+    if not holds:
+        raise InvalidRequest("There is no bet to hold.")
+    if reference is None:
+        references = {spec.reference for _, spec in holds}
+        reference = references.pop() if len(references) == 1 else ""
+    _text_check(reference, what="reference", max_length=REFERENCE_MAX_LENGTH)
+    text = _fingerprint_text("bet_hold", {
+        "holds": [[p, s.amount, s.currency, s.funding, s.kind, s.reference, s.meta] for p, s in holds],
+        "reference": reference, "meta": meta, "actor": getattr(actor, "pk", None),
+    })
+    return holds, reference, meta, text
+
+
+def bet_hold_fingerprint_text(*, player, holds: list[BetHoldSpec], reference: str, meta: dict) -> str:
+    """The text whose SHA-256 is the fingerprint bet_hold gives these holds, the holds checked as it checks
+    them: for the bet placement's database function (rounds.placement_sql), which writes this hold with the
+    wallet's own statement and learns a value of the bets' meta (the spot) only under its locks."""
+    return _holds_checked([(player, holds)], reference=reference, meta=meta, actor=None)[3]
+
+
 def bet_hold(*, player, holds: list[BetHoldSpec], idempotency_key: str, actor=None, reference: str | None = None,
              meta: dict | None = None, durable: bool = True) -> list[Bet]:
     """Hold one player's bets (all of them, or none) in one transaction: stakes move to the house's in-play
@@ -93,21 +123,8 @@ def bet_hold_many(*, holds_by_player: Iterable[tuple], idempotency_key: str, act
     Returns the bets in the order given. `reference` (the transaction's) defaults to the bets' common one.
     """
     key = _key_check(idempotency_key)
-    meta = _meta_check(meta)
-    holds: list[tuple[int, BetHoldSpec]] = []
-    for player, specs in holds_by_player:
-        player_id = _user_id(player, what="player")
-        holds.extend((player_id, _hold_spec_check(spec)) for spec in specs)
-    if not holds:
-        raise InvalidRequest("There is no bet to hold.")
-    if reference is None:
-        references = {spec.reference for _, spec in holds}
-        reference = references.pop() if len(references) == 1 else ""
-    _text_check(reference, what="reference", max_length=REFERENCE_MAX_LENGTH)
-    fingerprint = _fingerprint("bet_hold", {
-        "holds": [[p, s.amount, s.currency, s.funding, s.kind, s.reference, s.meta] for p, s in holds],
-        "reference": reference, "meta": meta, "actor": getattr(actor, "pk", None),
-    })
+    holds, reference, meta, text = _holds_checked(holds_by_player, reference=reference, meta=meta, actor=actor)
+    fingerprint = hashlib.sha256(text.encode()).hexdigest()
 
     accounts_moved = {(p, FUNDING_ACCOUNT[s.funding], s.currency) for p, s in holds}
 

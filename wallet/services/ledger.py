@@ -92,9 +92,12 @@ def _limits_check(amount: int, currency: str, *, what: str) -> None:
         )
 
 
+def _fingerprint_text(service: str, payload) -> str:
+    return json.dumps([service, payload], sort_keys=True, separators=(",", ":"))
+
+
 def _fingerprint(service: str, payload) -> str:
-    text = json.dumps([service, payload], sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(_fingerprint_text(service, payload).encode()).hexdigest()
 
 
 # ------------------------------------------------------------------------------------------- idempotent core
