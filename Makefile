@@ -29,8 +29,10 @@ check: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 
+# Every benchmark beside its reference, into docs/benchmarks.md (about 15 minutes once the settlement rounds are
+# kept; BENCH_ARGS="--backoffice --settle-100k" adds the two long ones).
 bench: venv
-	scripts/bench.sh
+	scripts/bench.sh $(BENCH_ARGS)
 
 # The soak test in full (its short form runs at the end of `make test`); report in docs/soak.md.
 soak: venv

@@ -76,8 +76,17 @@ def pgbench_tps(pg: dict, *, clients: int, seconds: int) -> tuple[float, int]:
     base = [pg_bin("pgbench"), "-h", pg["host"], "-p", pg["port"], "-U", pg["user"]]
     try:
         subprocess.run([*base, "-i", "-q", "-s", str(scale), scratch], check=True, capture_output=True, text=True)
-        out = subprocess.run([*base, "-c", str(clients), "-j", "2", "-T", str(seconds), scratch],
-                             check=True, capture_output=True, text=True).stdout
+        for _attempt in range(3):
+            run = subprocess.run([*base, "-c", str(clients), "-j", "2", "-T", str(seconds), scratch],
+                                 capture_output=True, text=True)
+            if run.returncode == 0:
+                break
+            # On a shared server its 50 connections may not all be had at once (max_connections): wait, retry.
+            progress(f"pgbench failed ({run.stderr.strip().splitlines()[-1:]}); retrying in 10 s ...")
+            time.sleep(10)
+        else:
+            raise SystemExit(f"pgbench failed three times:\n{run.stderr.strip()[-2000:]}")
+        out = run.stdout
     finally:
         database_drop(pg, scratch)
     match = re.search(r"tps = ([\d.]+) \(without initial connection time\)", out)

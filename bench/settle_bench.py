@@ -43,6 +43,7 @@ from bench.common import (  # noqa: E402
     pg_params,
     pg_version,
     progress,
+    psql,
     queue_purge,
 )
 
@@ -84,7 +85,8 @@ def round_build(*, players: int, seed: int, threads: int) -> dict:
     if round.state != "dealer":
         raise SystemExit(f"round {round.game_number} ended {round.state} before the dealer's turn (a peeked "
                          "dealer blackjack?): try another --seed")
-    bets = RoundBet.objects.filter(round=round)
+    # The bets the settlement resolves: not those given back at the close, nor those of spots voided before.
+    bets = RoundBet.objects.filter(round=round, returned__isnull=True, spot__voided_at__isnull=True)
     return {
         "round_id": round.pk, "game_number": round.game_number, "prepare_seconds": prepared,
         "play_seconds": played, "spots": round.spots.filter(voided_at__isnull=True).count(),
@@ -123,7 +125,9 @@ def copy_ledger_reference(round_id: int) -> dict:
     from rounds.models import RoundBet
     from wallet.models import Account, Bet
 
-    bet_ids = sorted(RoundBet.objects.filter(round_id=round_id).values_list("wallet_bet_id", flat=True))
+    # The bets the settlement resolves: not those given back at the close or refunded with a voided spot.
+    bet_ids = sorted(RoundBet.objects.filter(round_id=round_id, returned__isnull=True,
+                                             spot__voided_at__isnull=True).values_list("wallet_bet_id", flat=True))
     accounts = sorted(set(Bet.objects.filter(id__in=bet_ids).values_list("account_id", flat=True)))
     house = Account.objects.filter(player__isnull=True, kind="house_bets_in_play").values_list("id", flat=True)[0]
     with transaction.atomic(), connection.cursor() as cursor:
@@ -252,6 +256,8 @@ def report(info: dict, result: dict, check: dict, copy_seconds: float, version: 
     guarded_rate = guarded["rows"] / guarded["seconds"]
     cpu = result["worker_cpu"] + result["backend_cpu"]
     per_position = 1e6 / info["spots"]
+    reused = (" (in an earlier run: this run started from the copy kept just before `dealer_complete`, migrated "
+              "to the current schema; the settlement and every reference are of this run)") if info.get("reused") else ""
     return f"""Measured by `bench/settle_bench.py` on {machine()}, {version}; the worker, PostgreSQL and the
 benchmark ran on this one machine.
 
@@ -269,7 +275,7 @@ benchmark ran on this one machine.
 - The round ({info['game_number']}) was played by the table simulator through the services: {info['spots']:,}
   players each placed a main bet and the three side bets ({info['side_bets']:,} side bets), and took
   {info['decisions']:,} decisions ({styles}; {timeouts} decision timers run out). Set-up: players and wallets
-  {info['prepare_seconds']:.0f} s, the round up to the dealer {info['play_seconds']:.0f} s.
+  {info['prepare_seconds']:.0f} s, the round up to the dealer {info['play_seconds']:.0f} s{reused}.
 - The worker is a real `celery -A casino worker --pool solo` process on a fresh Redis queue, warmed up by settling
   two small rounds at another table first (as a running worker is); the clock starts when
   Celery publishes round_settle (inside dealer_complete's commit) and stops when the task's answer arrives
@@ -286,11 +292,19 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="1,000 players, for a smoke run")
     parser.add_argument("--save-template", help="keep a copy of the database just before dealer_complete")
     parser.add_argument("--from-template", help="start from such a copy instead of playing the round")
+    parser.add_argument("--template", help="start from this copy if it exists, else play the round and keep it "
+                        "under this name (how `make bench` keeps a 10,000-player round between runs)")
     args = parser.parse_args()
     if args.quick:
         args.players = 1_000
     pg = pg_params(BENCH_URL)
     version = pg_version(pg)
+    if args.template:
+        exists = psql(pg, f"SELECT 1 FROM pg_database WHERE datname = '{args.template}'") == "1"
+        if exists and (OUTPUT / f"{args.template}.json").exists():
+            args.from_template = args.template
+        else:
+            args.save_template = args.template
     if args.from_template:
         database_recreate(pg, pg["db"], template=args.from_template)
     else:
@@ -309,6 +323,9 @@ def main() -> int:
         import json
 
         info = json.loads(info_file.read_text())
+        info["reused"] = True
+        # The copy may predate a migration of the ledger (its guards are part of what is measured).
+        call_command("migrate", verbosity=0)
     else:
         call_command("migrate", verbosity=0)
         progress(f"settle bench: playing one round with {args.players:,} players up to the dealer ...")

@@ -8,8 +8,9 @@ does the rest in two statements:
 1. `check_and_lock`: the bets joined with their accounts and resolutions; what is wrong with the request comes
    back (unknown bets, bets already resolved, chips a bet cannot return, a Golden Chip winner without a cash
    account yet), and the player accounts are locked in primary-key order in the same statement;
-2. `write`: each bet's legs (the same rules as `wallet.services.bets._settle`'s loop, which SQLite runs), summed
-   per account, the running balances, the entries and the resolutions, in one statement.
+2. `write`: each bet's legs (the same rules as `wallet.services.bets._settle`'s loop, which SQLite runs: the
+   player's per bet, the house's summed per currency), summed per account, the running balances, the entries
+   and the resolutions, in one statement.
 
 The requests travel as three bigint arrays for a small batch; from `STAGE_MIN_ROWS` on, they are streamed
 with COPY (binary) into a temporary staging table dropped again at the end, which PostgreSQL reads faster
@@ -144,23 +145,31 @@ class SetBasedResolution:
             ), h AS (
                 SELECT id, kind, currency FROM wallet_account
                  WHERE player_id IS NULL AND kind = ANY(%s::text[])
+            ), house (currency, kind, amount) AS (
+                -- The house's legs summed per currency in one pass over the bets, rather than a leg per bet to
+                -- be sorted and summed with the players' (120,000 legs for 40,000 bets, now 40,000 and a few).
+                SELECT currency, k.kind, CASE k.kind
+                        WHEN '{AccountKind.HOUSE_BETS_IN_PLAY}' THEN t.in_play
+                        WHEN '{AccountKind.HOUSE_BANKROLL}' THEN t.bankroll
+                        WHEN '{AccountKind.HOUSE_GOLDEN_CHIPS_IN_PLAY}' THEN t.chips_in_play
+                        ELSE t.promotions END
+                  FROM (SELECT currency,
+                               -- Cash bets: the stake leaves the bets in play; the bankroll keeps what is not
+                               -- returned. Golden Chip bets: the chips come back whole or go to promotions; a win
+                               -- is paid in cash from the bankroll.
+                               sum(CASE WHEN kind = '{CASH}' THEN -amount ELSE 0 END) AS in_play,
+                               sum(CASE WHEN kind = '{CASH}' THEN amount - cash ELSE -cash END) AS bankroll,
+                               sum(CASE WHEN kind = '{CHIPS}' THEN -amount ELSE 0 END) AS chips_in_play,
+                               sum(CASE WHEN kind = '{CHIPS}' AND chips = 0 THEN amount ELSE 0 END) AS promotions
+                          FROM b GROUP BY currency) t
+                 CROSS JOIN unnest(%s::text[]) AS k(kind)
             ), legs (account_id, amount) AS (
-                -- Cash bets: the stake leaves the bets in play; the player gets the return, the bankroll the rest.
-                SELECT h.id, -b.amount FROM b JOIN h ON h.kind = '{AccountKind.HOUSE_BETS_IN_PLAY}'
-                   AND h.currency = b.currency WHERE b.kind = '{CASH}'
-                UNION ALL SELECT b.account_id, b.cash FROM b WHERE b.kind = '{CASH}'
-                UNION ALL SELECT h.id, b.amount - b.cash FROM b JOIN h ON h.kind = '{AccountKind.HOUSE_BANKROLL}'
-                   AND h.currency = b.currency WHERE b.kind = '{CASH}'
-                -- Golden Chip bets: the chips come back whole or go to promotions; a win is paid in cash.
-                UNION ALL SELECT h.id, -b.amount FROM b JOIN h ON h.kind = '{AccountKind.HOUSE_GOLDEN_CHIPS_IN_PLAY}'
-                   AND h.currency = b.currency WHERE b.kind = '{CHIPS}'
+                SELECT b.account_id, b.cash FROM b WHERE b.kind = '{CASH}'
                 UNION ALL SELECT b.account_id, b.amount FROM b WHERE b.kind = '{CHIPS}' AND b.chips > 0
-                UNION ALL SELECT h.id, b.amount FROM b JOIN h ON h.kind = '{AccountKind.HOUSE_PROMOTIONS}'
-                   AND h.currency = b.currency WHERE b.kind = '{CHIPS}' AND b.chips = 0
                 UNION ALL SELECT c.id, b.cash FROM b JOIN wallet_account c ON c.player_id = b.player_id
                    AND c.kind = '{CASH}' AND c.currency = b.currency WHERE b.kind = '{CHIPS}' AND b.cash > 0
-                UNION ALL SELECT h.id, -b.cash FROM b JOIN h ON h.kind = '{AccountKind.HOUSE_BANKROLL}'
-                   AND h.currency = b.currency WHERE b.kind = '{CHIPS}' AND b.cash > 0
+                UNION ALL SELECT h.id, house.amount FROM house JOIN h ON h.kind = house.kind
+                   AND h.currency = house.currency
             ), sums AS (
                 SELECT account_id, sum(amount)::bigint AS amount FROM legs GROUP BY account_id HAVING sum(amount) <> 0
             ), u AS (
@@ -187,7 +196,7 @@ class SetBasedResolution:
             )
             SELECT count(*) FROM e
             """,
-            [voiding, voiding, *self.params, pg_array(SETTLEMENT_HOUSE_KINDS), transaction_id, when, voiding, transaction_id,
-             when],
+            [voiding, voiding, *self.params, pg_array(SETTLEMENT_HOUSE_KINDS), pg_array(SETTLEMENT_HOUSE_KINDS),
+             transaction_id, when, voiding, transaction_id, when],
         )
         return self.db.cursor.fetchone()[0]

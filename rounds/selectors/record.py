@@ -49,14 +49,11 @@ def round_record_load(round: Round, *, spot_ids: list[int] | None = None) -> Rou
         decisions = decisions.filter(spot_id__in=spot_ids)
     # Plain rows, not model instances: settling a common draw loads tens of thousands of them, and building
     # models costs more than the queries (bench/settle_bench.py).
-    record.spots = [
-        SpotRecord(id=pk, player_id=player_id, seat=seat, behind=behind, currency=currency, voided=voided)
-        for pk, player_id, seat, behind, currency, voided in spots.order_by("id").values_list(
-            "id", "player_id", "seat", "behind", "currency", Q(voided_at__isnull=False))
-    ]
-    record.bets = [BetRecord(*row) for row in bets.order_by("id").values_list(*BET_RECORD_FIELDS)]
-    record.decisions = [DecisionRecord(*row) for row in decisions.order_by("spot_id", "sequence").values_list(
-        *DECISION_RECORD_FIELDS)]
+    record.spots = list(map(SpotRecord._make, spots.order_by("id").values_list(
+        "id", "player_id", "seat", "behind", "currency", Q(voided_at__isnull=False))))
+    record.bets = list(map(BetRecord._make, bets.order_by("id").values_list(*BET_RECORD_FIELDS)))
+    record.decisions = list(map(DecisionRecord._make, decisions.order_by("spot_id", "sequence").values_list(
+        *DECISION_RECORD_FIELDS)))
     departed = Continuation.objects.filter(round=round)
     if spot_ids is not None:
         departed = departed.filter(spot_id__in=spot_ids)

@@ -10,12 +10,13 @@ from django.db.models import Subquery
 from django.db.models.functions import JSONObject
 from django.utils import timezone
 
+from casino.gc_pause import gc_paused
 from rounds import selectors
 from rounds.audit import event_add
 from rounds.engine.dealer import dealer_needs_card
 from rounds.engine.errors import EngineError
 from rounds.engine.hands import hand_total
-from rounds.engine_adapter import dealer_outlook, settle_record, settlement_summary
+from rounds.engine_adapter import bet_returns, dealer_outlook, settle_record, settlement_summary
 from rounds.errors import DealerIncomplete, IllegalTransition
 from rounds.locks import round_lock, round_lock_full
 from rounds.models import ActorKind, Round, RoundState, VoidKind
@@ -66,7 +67,7 @@ def round_settle(*, round_id: int) -> bool:
     Idempotent: a round not settling (already settled, voided, unknown) is left alone and False returned.
     """
     now = timezone.now()
-    with transaction.atomic(durable=True):
+    with gc_paused(), transaction.atomic(durable=True):
         round = round_lock_full(round_id)
         if round is None or round.state != RoundState.SETTLING:
             return False
@@ -77,13 +78,12 @@ def round_settle(*, round_id: int) -> bool:
             event_add(round, "malfunction", actor_kind=ActorKind.SYSTEM, at=now, payload={"reason": str(error)})
             _void(round, kind=VoidKind.MALFUNCTION, reason=f"Malfunction: {error}", actor=None, now=now)
             return False
-        summary = settlement_summary(record, results)
+        returns = bet_returns(record, results)
+        summary = settlement_summary(record, results, returns)
         from wallet.services import BetResolutionSpec
 
-        wallet_ids = {bet.id: bet.wallet_bet_id for bet in record.bets}
         resolutions = [
-            BetResolutionSpec(bet_id=wallet_ids[int(bet_id)], cash_return=cash, chips_return=chips)
-            for bet_id, (cash, chips) in summary["bets"].items()
+            BetResolutionSpec(bet.wallet_bet_id, *returns[bet.id]) for bet in record.bets if bet.id in returns
         ]
         txn = None
         if resolutions:

@@ -15,7 +15,9 @@ from rounds.engine_adapter import (
     RoundRecord,
     SpotRecord,
     _proportional,
+    bet_returns,
     rules_overrides,
+    side_bet_returns,
     spot_bet_returns,
 )
 from rounds.models import RoundState
@@ -78,6 +80,36 @@ def test_held_bets_that_do_not_match_the_engine_are_a_settlement_mismatch_not_a_
     result = PlayerResult((hand("win", cash_stake=2000, cash_return=4000),), None, ())
     with pytest.raises(errors.SettlementMismatch, match="held 1000 cash"):
         spot_bet_returns(record, spot, result)
+
+
+def test_spots_sharing_a_result_and_bet_shape_get_the_same_split_as_each_spot_alone():
+    """bet_returns splits each (result, bets) pair once and reuses it by position: the same returns as splitting
+    every spot, including the largest-stake remainder, a departed spot's side bets only, and a spot whose bets
+    differ in stake from its neighbours'."""
+    record = RoundRecord(rules=rules_for("free_bet"), common_draw=True)
+    win = PlayerResult((hand("win", cash_stake=1001, cash_return=2003),), None,
+                       (("any_pair", StakeResult(100, 800, "pair")),))
+    shapes = [[("main", 0, 667, "cash"), ("main", 0, 334, "cash"), ("any_pair", 0, 100, "cash")],
+              [("main", 0, 500, "cash"), ("main", 0, 501, "cash"), ("any_pair", 0, 100, "cash")]]
+    results = {}
+    bet_id = 0
+    for spot_id in range(1, 8):
+        record.spots.append(SpotRecord(spot_id, 100 + spot_id, None, False, "EUR", False))
+        for kind, hand_index, amount, funding in shapes[spot_id % 2]:
+            bet_id += 1
+            record.bets.append(BetRecord(bet_id, spot_id, kind, hand_index, amount, funding, 1000 + bet_id))
+        results[spot_id] = win  # one result object for all, as the engine's memo gives identical players
+    record.departed = {3}
+    record.reindex()
+    want = {}
+    for spot in record.spots:
+        each = side_bet_returns if spot.id in record.departed else spot_bet_returns
+        want.update(each(record, spot, results[spot.id]))
+    got = bet_returns(record, results)
+    assert got == want
+    # 2003 * 667 // 1001 = 1334 and 2003 * 334 // 1001 = 668: the remainder goes to the larger stake
+    assert (got[4], got[5], got[1], got[2]) == ((1335, 0), (668, 0), (1000, 0), (1003, 0))
+    assert 7 not in got and got[9] == (900, 0)  # spot 3 departed: only its side bet is the live round's
 
 
 @settings(max_examples=200, deadline=None)
@@ -240,3 +272,49 @@ def test_replay_round_command_names_an_unknown_game_number(db, capsys):
         call_command("replay_round", "--game-number", "XX01-20990101-000000")
     assert exit_info.value.code == 1
     assert "XX01-20990101-000000: no round has this game number" in capsys.readouterr().err
+
+
+def test_the_settlement_runs_with_the_cyclic_collector_paused_and_restores_it(play, classic_table, funded):
+    """The collector walked every live object of a big settlement again and again (half the worker's CPU of a
+    10,000-player round, docs/benchmarks.md); round_settle pauses it, and gives it back even on an error."""
+    import gc
+    import sys
+
+    r = settled_round(play, classic_table, [funded()])
+    collections = []
+
+    from rounds import engine_adapter
+    from wallet.services import bets
+
+    # The settlement's work (not the service's way in and out, where the collector is back on).
+    work = {f.__code__ for f in (selectors.round_record_load, engine_adapter.settle_record,
+                                  engine_adapter.settlement_summary, engine_adapter.bet_returns, bets.bet_resolve)}
+
+    def count(phase, info):
+        frame = sys._getframe()
+        while frame is not None and frame.f_code not in work:
+            frame = frame.f_back
+        if phase == "start" and frame is not None:
+            collections.append(info["generation"])
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(1)  # a small round allocates too little to reach the usual threshold: any allocation does
+    gc.callbacks.append(count)
+    try:
+        assert services.round_settle(round_id=r.id) is True
+    finally:
+        gc.callbacks.remove(count)
+        gc.set_threshold(*thresholds)
+    assert collections == [] and gc.isenabled()
+    assert r.refresh().state == RoundState.SETTLED
+
+
+def test_a_paused_collector_comes_back_after_an_error():
+    import gc
+
+    from casino.gc_pause import gc_paused
+
+    with pytest.raises(ValueError), gc_paused():
+        assert not gc.isenabled()
+        raise ValueError("boom")
+    assert gc.isenabled()

@@ -104,3 +104,32 @@ def test_entries_added_later_to_a_committed_transaction_must_balance_it_again(pl
             bankroll = Account.objects.create(kind=AccountKind.HOUSE_BANKROLL, currency="EUR")
             Entry.objects.create(transaction=txn, account=bankroll, amount=5)
     assert Entry.objects.filter(transaction=txn).count() == 2 and account.balance == 10_00
+
+
+MISSING = 10**15  # no row has this id
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("column", ["resolution.bet", "resolution.transaction", "entry.transaction"])
+def test_a_ledger_row_must_reference_a_bet_and_transaction_that_exist(settled_bet, column):
+    """Checked once per INSERT statement (migration 0004) rather than by a foreign key per row, and at once:
+    a statement of many rows with one bad reference is refused whole, naming it."""
+    txn = BetResolution.objects.get(bet=settled_bet).transaction_id
+    other = BetFactory(player=settled_bet.account.player, amount=5_00)
+    table, field = column.split(".")
+    with connection.cursor() as cursor:
+        if table == "resolution":
+            bets = [other.pk, MISSING] if field == "bet" else [other.pk]
+            sql = ("INSERT INTO wallet_betresolution (bet_id, outcome, cash_return, chips_return, transaction_id, "
+                   "created_at) SELECT b, 'lost', 0, 0, %s, now() FROM unnest(%s::bigint[]) b")
+            params = [MISSING if field == "transaction" else txn, bets]
+            want = f"{field}_id {MISSING} is not in wallet_{'bet' if field == 'bet' else 'ledgertransaction'}"
+        else:
+            sql = ("INSERT INTO wallet_entry (transaction_id, account_id, amount, created_at) "
+                   "VALUES (%s, %s, 1, now()), (%s, %s, -1, now())")
+            house = Account.objects.filter(player__isnull=True).values_list("pk", flat=True).first()
+            params = [MISSING, settled_bet.account_id, MISSING, house]
+            want = f"transaction_id {MISSING} is not in wallet_ledgertransaction"
+        with pytest.raises(IntegrityError, match=want), transaction.atomic():
+            cursor.execute(sql, params)
+    assert not BetResolution.objects.filter(bet=other).exists()

@@ -57,10 +57,11 @@ class BetHoldSpec:
     meta: dict = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class BetResolutionSpec:
+class BetResolutionSpec(NamedTuple):
     """cash_return: all cash paid back for the bet (0 lost, == stake push, > stake won, between: part back).
-    chips_return: for a Golden Chip bet only, 0 (chips spent) or the stake (push: chips back)."""
+    chips_return: for a Golden Chip bet only, 0 (chips spent) or the stake (push: chips back).
+
+    A named tuple rather than a frozen dataclass: a settlement builds 40,000 of them, at a fifth of the cost."""
 
     bet_id: int
     cash_return: int
