@@ -112,7 +112,7 @@ class Entry(models.Model):
     """One leg of a transaction: a signed amount on one account (one entry per account per transaction)."""
 
     # The reference to the transaction (and both of a resolution's) is checked once per INSERT statement by a
-    # trigger (migration 0004), not by a foreign key's check per row: the same guarantee, since transactions
+    # trigger (migration 0006), not by a foreign key's check per row: the same guarantee, since transactions
     # and bets are never deleted, at a fraction of a 40,000-bet settlement's cost.
     transaction = models.ForeignKey(
         LedgerTransaction, on_delete=models.PROTECT, related_name="entries", db_index=False, db_constraint=False

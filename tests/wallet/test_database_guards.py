@@ -112,7 +112,7 @@ MISSING = 10**15  # no row has this id
 @pytest.mark.django_db
 @pytest.mark.parametrize("column", ["resolution.bet", "resolution.transaction", "entry.transaction"])
 def test_a_ledger_row_must_reference_a_bet_and_transaction_that_exist(settled_bet, column):
-    """Checked once per INSERT statement (migration 0004) rather than by a foreign key per row, and at once:
+    """Checked once per INSERT statement (migration 0006) rather than by a foreign key per row, and at once:
     a statement of many rows with one bad reference is refused whole, naming it."""
     txn = BetResolution.objects.get(bet=settled_bet).transaction_id
     other = BetFactory(player=settled_bet.account.player, amount=5_00)

@@ -91,7 +91,7 @@ def backward(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('wallet', '0003_idempotency_key_room_for_client_keys'),
+        ('wallet', '0005_entry_created_at_index_autosummarize'),
     ]
 
     operations = [
