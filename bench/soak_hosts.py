@@ -249,12 +249,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="The short soak on 1 worker host, then on 2, compared.")
     parser.add_argument("--write", action="store_true", help="put the comparison in docs/soak.md")
     parser.add_argument("--workers-per-host", type=int, default=1)
+    parser.add_argument("--short", action=argparse.BooleanOptionalAction, default=True,
+                        help="run the soak's --short form (its faults fixed); --no-short takes every soak option as "
+                             "given, e.g. no faults at all to compare throughput alone")
     args, rest = parser.parse_known_args()
     figures = []
     for hosts in (1, 2):
         path = OUTPUT / f"soak-hosts-{hosts}.json"
         path.unlink(missing_ok=True)
-        command = [sys.executable, str(REPO / "bench" / "soak.py"), "--short", "--hosts", str(hosts),
+        command = [sys.executable, str(REPO / "bench" / "soak.py"), *(["--short"] if args.short else []),
+                   "--hosts", str(hosts),
                    "--workers", str(hosts * args.workers_per_host), "--figures", str(path), *rest]
         print(f"soak-hosts: {' '.join(command[1:])}", file=sys.stderr, flush=True)
         code = subprocess.run(command, cwd=REPO).returncode

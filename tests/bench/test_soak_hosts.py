@@ -40,7 +40,12 @@ def test_a_worker_host_reaches_the_database_host_across_the_bridge_and_everythin
     connect = ("import socket; s = socket.create_connection((ADDRESS, 55998), timeout=5); "
                "print(s.recv(64).decode())").replace("ADDRESS", repr(network.db_address))
     try:
-        network.create()
+        try:
+            network.create()
+        except SystemExit as refused:  # a container without CAP_NET_ADMIN: root, but no namespaces
+            if "not permitted" in str(refused):
+                pytest.skip(f"network namespaces refused here: {refused}")
+            raise
         server = subprocess.Popen(
             [*network.wrap(network.db), sys.executable, "-c", listen], stdout=subprocess.PIPE, text=True)
         assert server.stdout.readline().strip() == "up"
