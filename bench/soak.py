@@ -67,13 +67,13 @@ from bench.soak_checks import continuations_complete, verify, wait_all_done, wor
 from bench.soak_cluster import PgCluster, RedisServer, port_free  # noqa: E402
 from bench.soak_faults import Chaos, Faults  # noqa: E402
 from bench.soak_hosts import (  # noqa: E402
-    HOSTS_SECTION,
     HostFaults,
     HostWorker,
     Network,
     connection_sources,
     removed_on_signals,
     settle_runs_by_host,
+    soak_page,
 )
 from bench.soak_report import soak_report  # noqa: E402
 
@@ -310,8 +310,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer, network: Network | None =
     if args.write:
         soak_md = REPO / "docs" / "soak.md"
         # The two-host section (bench/soak_hosts.py) at the end of the page stays.
-        kept = soak_md.read_text().partition(HOSTS_SECTION) if soak_md.exists() else ("", "", "")
-        soak_md.write_text(text + (f"\n{kept[1]}{kept[2]}" if kept[1] else ""))
+        soak_md.write_text(soak_page(text, soak_md.read_text() if soak_md.exists() else ""))
     return 0 if passed else 1
 
 

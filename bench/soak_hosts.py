@@ -213,6 +213,21 @@ MARK_BEGIN, MARK_END = "<!-- soak-hosts:begin -->", "<!-- soak-hosts:end -->"
 HOSTS_SECTION = "## Two worker hosts"  # the end of docs/soak.md, kept when the plain soak rewrites the page
 
 
+def soak_page(report: str, current: str) -> str:
+    """docs/soak.md rewritten by the plain soak: its new report, then the two-host section kept as it was."""
+    head, mark, rest = current.partition(HOSTS_SECTION)
+    return report + (f"\n{mark}{rest}" if mark else "")
+
+
+def comparison_in_page(block: str, current: str) -> str:
+    """docs/soak.md with the comparison between its markers replaced (the section added when missing)."""
+    block = f"{MARK_BEGIN}\n{block}\n{MARK_END}"
+    if MARK_BEGIN in current:
+        head, _, tail = current.partition(MARK_BEGIN)
+        return head + block + tail.partition(MARK_END)[2]
+    return current.rstrip("\n") + f"\n\n{HOSTS_SECTION}\n\n" + block + "\n"
+
+
 def comparison(one: dict, two: dict) -> str:
     """The two runs side by side, markdown."""
 
@@ -269,14 +284,7 @@ def main() -> int:
     print(text)
     if args.write:
         soak_md = REPO / "docs" / "soak.md"
-        current = soak_md.read_text()
-        block = f"{MARK_BEGIN}\n{text}\n{MARK_END}"
-        if MARK_BEGIN in current:
-            head, _, tail = current.partition(MARK_BEGIN)
-            current = head + block + tail.partition(MARK_END)[2]
-        else:
-            current = current.rstrip("\n") + f"\n\n{HOSTS_SECTION}\n\n" + block + "\n"
-        soak_md.write_text(current)
+        soak_md.write_text(comparison_in_page(text, soak_md.read_text()))
     return 0 if all(f["passed"] for f in figures) else 1
 
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from bench import soak_hosts
-from bench.soak_hosts import Network, comparison
+from bench.soak_hosts import Network, comparison, comparison_in_page, soak_page
 
 
 def test_network_plan_gives_every_host_its_own_address_on_one_private_subnet_and_short_link_names():
@@ -74,3 +74,38 @@ def test_comparison_gives_the_two_host_run_over_the_one_host_run_per_second_of_p
     assert rows["Rounds per second of play"].endswith("| 0.60 | 1.20 | 2.00 |")
     assert rows["Bets per second of play"].endswith("| 6.0 | 12.0 | 2.00 |")
     assert "| — | 5.0 |" in rows["Recovery after host fault, s (each)"]
+
+
+def test_the_plain_soak_rewrites_its_report_and_keeps_the_two_host_section():
+    page = "# Soak test\nold report\n\n## Two worker hosts\n\nprose\n<!-- soak-hosts:begin -->\nT\n<!-- soak-hosts:end -->\n"
+    assert soak_page("# Soak test\nnew report\n", page) == (
+        "# Soak test\nnew report\n\n## Two worker hosts\n\nprose\n<!-- soak-hosts:begin -->\nT\n"
+        "<!-- soak-hosts:end -->\n")
+    assert soak_page("# Soak test\nnew\n", "# Soak test\nold\n") == "# Soak test\nnew\n"
+
+
+def test_the_comparison_replaces_only_its_own_block_and_adds_the_section_when_missing():
+    page = "report\n\n## Two worker hosts\n\nprose\n<!-- soak-hosts:begin -->\nold\n<!-- soak-hosts:end -->\n\nafter\n"
+    assert comparison_in_page("new", page) == (
+        "report\n\n## Two worker hosts\n\nprose\n<!-- soak-hosts:begin -->\nnew\n<!-- soak-hosts:end -->\n\nafter\n")
+    assert comparison_in_page("new", "report\n") == (
+        "report\n\n## Two worker hosts\n\n<!-- soak-hosts:begin -->\nnew\n<!-- soak-hosts:end -->\n")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("tc"), reason="netem needs root and tc")
+def test_a_delay_is_either_on_every_worker_link_or_refused_with_the_reason():
+    network = Network(hosts=1, tag=55997, delay_ms=0.5)
+    try:
+        try:
+            network.create()
+        except SystemExit as refused:
+            if "not permitted" in str(refused):
+                pytest.skip(f"network namespaces refused here: {refused}")
+            assert "no netem qdisc" in str(refused) and "run without --delay-ms" in str(refused)
+            return
+        outside = network._links(network.workers[0])[0]
+        shown = subprocess.run(["tc", "qdisc", "show", "dev", outside], capture_output=True, text=True).stdout
+        assert "netem" in shown and "delay" in shown
+    finally:
+        network.remove()
+    assert "sk55997" not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
