@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test check venv lint bench soak clean
+.PHONY: run test check venv lint bench soak soak-hosts clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -37,6 +37,11 @@ bench: venv
 # The soak test in full (its short form runs at the end of `make test`); report in docs/soak.md.
 soak: venv
 	scripts/soak.sh --write
+
+# The short soak with its workers on 1, then 2 test hosts (network namespaces; root), compared in docs/soak.md.
+# Not part of `make test`: two soaks take too long.
+soak-hosts: venv
+	scripts/soak.sh --hosts-compare --write
 
 clean:
 	rm -rf var/broker var/celery-results var/cache

@@ -3,6 +3,7 @@ restarted, tasks delivered twice and requests raced.
 
     .venv/bin/python bench/soak.py [--players 100] [--tables 4] [--rounds 240] [--seed 1] [--short] [--write]
                                    [--races | --no-races] [--outage 3 12] [--pg-port 55433] [--redis-port 56380]
+                                   [--hosts N [--delay-ms 0.5] [--host-kills 1] [--figures PATH]]
 
 The soak runs a PostgreSQL cluster and a redis-server of its own (bench/soak_cluster.py: own ports, data
 under var/, removed at the end) with the production Celery settings: two prefork worker processes (two children each)
@@ -35,12 +36,14 @@ form CI runs from `make test` (a few minutes); --write puts the report in docs/s
 
 This file sets the soak up and runs it; its parts are bench/soak_cluster.py (the servers), soak_faults.py (the
 chaos thread, the database and broker restarts), soak_races.py, soak_checks.py (what is verified) and
-soak_report.py (the markdown).
+soak_report.py (the markdown). With --hosts N, the database and the broker run on a host of their own and the
+workers on N hosts, each a network namespace (bench/soak_hosts.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -63,6 +66,15 @@ from bench.common import (  # noqa: E402
 from bench.soak_checks import continuations_complete, verify, wait_all_done, worker_log_counts  # noqa: E402
 from bench.soak_cluster import PgCluster, RedisServer, port_free  # noqa: E402
 from bench.soak_faults import Chaos, Faults  # noqa: E402
+from bench.soak_hosts import (  # noqa: E402
+    HostFaults,
+    HostWorker,
+    Network,
+    connection_sources,
+    removed_on_signals,
+    settle_runs_by_host,
+    soak_page,
+)
 from bench.soak_report import soak_report  # noqa: E402
 
 QUEUE = f"soak-{os.getpid()}"
@@ -116,7 +128,15 @@ def main() -> int:
                         help="the CI form: 32 players, 4 tables, 60 rounds, a kill every 3-8 s, one database and "
                              "one broker restart, 8 rounds of races")
     parser.add_argument("--write", action="store_true", help="also write the report to docs/soak.md")
+    parser.add_argument("--hosts", type=int, default=0,
+                        help="run the workers on N hosts of their own, network namespaces (bench/soak_hosts.py)")
+    parser.add_argument("--delay-ms", type=float, default=0.0, help="with --hosts: one-way delay per link (netem)")
+    parser.add_argument("--host-kills", type=int, default=1,
+                        help="with --hosts 2 or more: times every worker of one host is killed while rounds settle")
+    parser.add_argument("--figures", type=Path, help="also write the run's figures as JSON (bench/soak_hosts.py)")
     args = parser.parse_args()
+    if args.hosts < 2:
+        args.host_kills = 0
     if args.short:
         # Small enough for make test (its length is the machine's load, mostly), with every kind of fault.
         args.players, args.rounds, args.kill_every = 32, 60, (3.0, 8.0)
@@ -126,18 +146,29 @@ def main() -> int:
     for port in (args.pg_port, args.redis_port):
         if not port_free(port):
             raise SystemExit(f"port {port} is taken: choose another with --pg-port / --redis-port")
-    cluster, redis = PgCluster(port=args.pg_port), RedisServer(port=args.redis_port)
+    network = Network(hosts=args.hosts, tag=args.pg_port, delay_ms=args.delay_ms) if args.hosts else None
+    if network:
+        removed_on_signals(network)
+        cluster = PgCluster(port=args.pg_port, host=network.db_address, wrap=network.wrap(network.db))
+        redis = RedisServer(port=args.redis_port, host=network.db_address, wrap=network.wrap(network.db))
+    else:
+        cluster, redis = PgCluster(port=args.pg_port), RedisServer(port=args.redis_port)
     progress(f"soak: own PostgreSQL on port {args.pg_port}, own Redis on port {args.redis_port} ...")
     try:
+        if network:
+            network.create()
+            progress(f"soak: {network.describe()}")
         cluster.create()
         redis.start()
-        return soak(args, cluster, redis)
+        return soak(args, cluster, redis, network)
     finally:
         redis.remove()
         cluster.remove()
+        if network:
+            network.remove()
 
 
-def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
+def soak(args, cluster: PgCluster, redis: RedisServer, network: Network | None = None) -> int:
     env = soak_env(database_url=cluster.url, redis=redis)
     os.environ.update(env)
     pg = pg_params(cluster.url)
@@ -164,17 +195,23 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
     connections.close_all()
     started = time.monotonic()
     env = dict(os.environ)
-    workers = [Worker(name=f"soak-{QUEUE}-{n + 1}", queue=QUEUE, env=env, pool=None) for n in range(args.workers)]
+    if network:  # the workers dealt to the hosts in turn
+        workers = [HostWorker(host=network.workers[n % network.hosts], name=f"soak-{QUEUE}-{n + 1}", queue=QUEUE,
+                              env=env, pool=None) for n in range(args.workers)]
+    else:
+        workers = [Worker(name=f"soak-{QUEUE}-{n + 1}", queue=QUEUE, env=env, pool=None)
+                   for n in range(args.workers)]
     for worker in workers:
         worker.start()
     beat_log = OUTPUT / f"soak-{QUEUE}-beat.log"
     beat = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "casino", "beat", "--loglevel", "INFO",
+        [*(network.wrap(network.db) if network else ()), sys.executable, "-m", "celery", "-A", "casino", "beat",
+         "--loglevel", "INFO",
          "--schedule", str(OUTPUT / f"soak-{QUEUE}-beat-schedule")],
         cwd=REPO, env=env, stdout=open(beat_log, "w"), stderr=subprocess.STDOUT,  # noqa: SIM115
     )
     chaos = Chaos(workers, interval=tuple(args.kill_every), seed=args.seed)
-    faults = Faults(cluster=cluster, redis=redis, workers=workers, chaos=chaos, outages=list(args.outage))
+    faults = (HostFaults if network else Faults)(cluster=cluster, redis=redis, workers=workers, chaos=chaos, outages=list(args.outage))
     config = SimulationConfig(
         tables=args.tables, players=args.players, rounds=args.rounds, seed=args.seed, prefix="SK",
         settle="worker", player_threads=2, disconnect_rate=args.disconnect_rate, late_disconnect_rate=0.005,
@@ -182,8 +219,10 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
         settle_timeout=240.0, habit_overrides={"cash_out": 0.05, "reload": True},
     )
     # Database and broker restarts alternate, each after a stretch of play.
-    kinds = [kind for n in range(max(args.database_restarts, args.broker_restarts))
-             for kind, count in (("database", args.database_restarts), ("broker", args.broker_restarts)) if n < count]
+    kinds = [kind for n in range(max(args.database_restarts, args.broker_restarts, args.host_kills))
+             for kind, count in (("database", args.database_restarts), ("broker", args.broker_restarts),
+                                 ("host", args.host_kills)) if n < count]
+    fault_seconds = 0.0
     failure = None
     races = None
     try:
@@ -213,7 +252,9 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
                     for _ in range(split(args.race_rounds, stretches, index)):
                         races.round_play()
                 if index < len(kinds):
+                    struck = time.monotonic()
                     faults.inject(kinds[index], sims, bar, number=100_000 + index)
+                    fault_seconds += time.monotonic() - struck
         finally:
             chaos.stop()
         report = SimulationReport(
@@ -223,6 +264,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
         for worker in workers:
             if not worker.alive():
                 worker.start()
+        sources = connection_sources(redis.url(0), cluster.log) if network else {}
         progress(f"  played in {report.seconds:.0f} s; waiting for the last settlements ...")
         done = wait_all_done(timeout=150)
         report.stats["continuations completed at their deadline"] = continuations_complete()
@@ -248,13 +290,28 @@ def soak(args, cluster: PgCluster, redis: RedisServer) -> int:
             worker.stop()
         if failure is None:
             counts = worker_log_counts(workers)
+            by_host = settle_runs_by_host(workers) if network else {}
         connections.close_all()
     elapsed = time.monotonic() - started
-    text = soak_report(args, report, results, counts, chaos, faults, races, elapsed, version)
+    text = soak_report(args, report, results, counts, chaos, faults, races, elapsed, version,
+                       network=network.describe() if network else None, by_host=by_host, sources=sources)
     print(text)
+    passed = all(passed for _name, passed, _detail in results)
+    if args.figures:
+        stats = report.stats
+        args.figures.write_text(json.dumps({
+            "hosts": args.hosts, "workers": args.workers, "delay ms": args.delay_ms, "passed": passed,
+            "rounds": stats["rounds settled"] + stats["rounds voided"], "settled": stats["rounds settled"],
+            "placements": stats["placements"], "play seconds": report.seconds - fault_seconds,
+            "seconds": elapsed, "settle runs by host": by_host, "connections from": sources, "kills": chaos.kills, "child kills": chaos.child_kills,
+            "recovery": {kind: [f["seconds"] for f in faults.done if f["kind"] == kind]
+                         for kind in ("database", "broker", "host")},
+        }, indent=1))
     if args.write:
-        (REPO / "docs" / "soak.md").write_text(text)
-    return 0 if all(passed for _name, passed, _detail in results) else 1
+        soak_md = REPO / "docs" / "soak.md"
+        # The two-host section (bench/soak_hosts.py) at the end of the page stays.
+        soak_md.write_text(soak_page(text, soak_md.read_text() if soak_md.exists() else ""))
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":

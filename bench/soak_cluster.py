@@ -25,15 +25,16 @@ def _as_postgres(command: list[str]) -> list[str]:
 class PgCluster:
     """A throw-away PostgreSQL cluster (initdb + pg_ctl) on its own port and data folder."""
 
-    def __init__(self, *, port: int):
-        self.port = port
+    def __init__(self, *, port: int, host: str = "127.0.0.1", wrap: tuple[str, ...] = ()):
+        # host: the address it listens on; wrap: a command prefix it runs under (`ip netns exec <ns>`).
+        self.port, self.host, self.wrap = port, host, wrap
         self.folder = REPO / "var" / f"soak-pg-{port}"
         self.data = self.folder / "data"
         self.log = self.folder / "server.log"
 
     @property
     def url(self) -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/casino_soak"
+        return f"postgres://postgres@{self.host}:{self.port}/casino_soak"
 
     def create(self) -> None:
         self.remove()
@@ -44,15 +45,20 @@ class PgCluster:
                                      "-E", "UTF8", "--no-instructions"]), check=True, capture_output=True)
         # fsync off: an immediate stop kills the server, not the machine, so what it wrote is in the page cache.
         # Commits stay synchronous: an immediate stop must not lose a committed transaction.
-        conf = (f"port = {self.port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{self.folder}'\n"
+        conf = (f"port = {self.port}\nlisten_addresses = '{self.host}'\nunix_socket_directories = '{self.folder}'\n"
                 "fsync = off\nfull_page_writes = off\nmax_connections = 100\nshared_buffers = 128MB\n")
         with open(self.data / "postgresql.conf", "a") as handle:
             handle.write(conf)
+        if self.host != "127.0.0.1":  # the soak's other hosts connect from the same private subnet
+            with open(self.data / "pg_hba.conf", "a") as handle:
+                handle.write("host all all samenet trust\n")
+            with open(self.data / "postgresql.conf", "a") as handle:  # where each connection came from
+                handle.write("log_connections = on\n")
         self.start()
 
     def start(self) -> None:
-        subprocess.run(_as_postgres([pg_bin("pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
-                                     "start"]), check=True, capture_output=True)
+        subprocess.run([*self.wrap, *_as_postgres([pg_bin("pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w",
+                                                   "-t", "60", "start"])], check=True, capture_output=True)
 
     def stop_immediate(self) -> None:
         subprocess.run(_as_postgres([pg_bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"]),
@@ -68,13 +74,13 @@ class PgCluster:
 class RedisServer:
     """A redis-server of the soak's own, persisting nothing, on its own port."""
 
-    def __init__(self, *, port: int):
-        self.port = port
+    def __init__(self, *, port: int, host: str = "127.0.0.1", wrap: tuple[str, ...] = ()):
+        self.port, self.host, self.wrap = port, host, wrap
         self.folder = REPO / "var" / f"soak-redis-{port}"
         self.proc: subprocess.Popen | None = None
 
     def url(self, db: int) -> str:
-        return f"redis://127.0.0.1:{self.port}/{db}"
+        return f"redis://{self.host}:{self.port}/{db}"
 
     def start(self) -> None:
         binary = shutil.which("redis-server")
@@ -83,8 +89,11 @@ class RedisServer:
         self.folder.mkdir(parents=True, exist_ok=True)
         log = open(self.folder / "server.log", "a")  # noqa: SIM115 - owned by the process
         self.proc = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder), "--daemonize", "no"], stdout=log, stderr=subprocess.STDOUT)
+            [*self.wrap, binary, "--port", str(self.port), "--bind", self.host, "--save", "", "--appendonly", "no",
+             "--dir", str(self.folder), "--daemonize", "no",
+             # Without a password Redis answers only loopback clients unless told otherwise; it listens on the
+             # soak's private subnet alone.
+             *(["--protected-mode", "no"] if self.host != "127.0.0.1" else [])], stdout=log, stderr=subprocess.STDOUT)
         log.close()
         deadline = time.monotonic() + 20
         while not self.ping():
@@ -96,7 +105,7 @@ class RedisServer:
         import redis
 
         try:
-            return bool(redis.Redis(port=self.port, socket_connect_timeout=0.5).ping())
+            return bool(redis.Redis(host=self.host, port=self.port, socket_connect_timeout=0.5).ping())
         except redis.RedisError:
             return False
 

@@ -120,19 +120,7 @@ class Faults:
                                                                          now=item[0].now()), threads=len(sims))
         settling = rounds_waiting(ids)
         outage = self.outages[sum(1 for f in self.done if f["kind"] == kind) % len(self.outages)]
-        if kind == "database":
-            self.cluster.stop_immediate()
-            time.sleep(outage)
-            self.cluster.start()
-        else:
-            self.redis.kill()
-            # The workers live through the outage (what is already in their sockets runs, the rest is lost) and
-            # try to reach the broker again while it is away, as they would in production.
-            for worker in self.workers:
-                worker.freeze(False)
-            time.sleep(outage)
-            self.redis.start()
-        back = time.monotonic()
+        back = self.strike(kind, outage)
         connections.close_all()
         deadline = back + 240
         while (waiting := rounds_waiting(ids)) and time.monotonic() < deadline:
@@ -147,17 +135,37 @@ class Faults:
             bar.tick(sim.state_of(play.ref))
         self.chaos.resume()
 
+    def strike(self, kind: str, outage: float) -> float:
+        """The fault itself, `outage` seconds long; returns the moment recovery is measured from."""
+        if kind == "database":
+            self.cluster.stop_immediate()
+            time.sleep(outage)
+            self.cluster.start()
+        else:
+            self.redis.kill()
+            # The workers live through the outage (what is already in their sockets runs, the rest is lost) and
+            # try to reach the broker again while it is away, as they would in production.
+            for worker in self.workers:
+                worker.freeze(False)
+            time.sleep(outage)
+            self.redis.start()
+        return time.monotonic()
+
     def lines(self) -> list[str]:
         out = []
         for kind, what in (("database", "PostgreSQL stopped (`pg_ctl stop -m immediate`) while rounds settled"),
-                           ("broker", "Redis killed (SIGKILL, nothing persisted) with settlements queued")):
+                           ("broker", "Redis killed (SIGKILL, nothing persisted) with settlements queued"),
+                           ("host", "Every worker of one host killed (SIGKILL) while rounds settled (recovery "
+                                    "from the kill)")):
             runs = [f for f in self.done if f["kind"] == kind]
             if not runs:
                 continue
             seconds = [f["seconds"] for f in runs]
             downs = sorted({f["outage"] for f in runs})
             out.append(
-                f"| {what}, started again {' or '.join(f'{d:.0f}' for d in downs)} s later | {len(runs)} | "
+                f"| {what}, started again "
+                f"{'once they were settled' if kind == 'host' else ' or '.join(f'{d:.0f}' for d in downs) + ' s later'}"
+                f" | {len(runs)} | "
                 f"{sum(f['rounds'] for f in runs)} rounds waiting ({sum(f['settling at the fault'] for f in runs)} "
                 f"not settled at the fault) | {min(seconds):.1f} / {percentile(seconds, 0.5):.1f} / "
                 f"{max(seconds):.1f} s | {'met' if max(seconds) < RECOVERY_GOAL_SECONDS else '**not met**'} |")

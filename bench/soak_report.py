@@ -10,7 +10,8 @@ from bench.soak_faults import RECOVERY_GOAL_SECONDS, Chaos, Faults
 
 
 def soak_report(args, report, results, counts, chaos: Chaos, faults: Faults, races, elapsed: float,
-                version: str) -> str:
+                version: str, *, network: str | None = None, by_host: dict | None = None,
+                sources: dict | None = None) -> str:
     stats = report.stats
     rounds = stats["rounds settled"] + stats["rounds voided"]
     player_rounds = stats["player rounds"]
@@ -21,6 +22,10 @@ def soak_report(args, report, results, counts, chaos: Chaos, faults: Faults, rac
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `bench/soak.py{' --short' if args.short else ''}` on "
         f"{machine()}, {version} and Redis of its own; {elapsed:.0f} s in all.",
         "",
+        *([f"Hosts (`--hosts {args.hosts}`, network namespaces): {network}. round_settle runs per worker host: "
+           + ", ".join(f"`{host}` {runs:,}" for host, runs in (by_host or {}).items()) + ". Clients by address: "
+           + "; ".join(f"{server} " + ", ".join(f"{address} {n}" for address, n in by.items())
+                                          for server, by in (sources or {}).items()) + ".", ""] if network else []),
         "## What was injected",
         "",
         "| Injection | Asked for | Happened |",
@@ -34,6 +39,8 @@ def soak_report(args, report, results, counts, chaos: Chaos, faults: Faults, rac
         f"settlements queued | {args.database_restarts}, {args.broker_restarts} | "
         f"{sum(1 for f in faults.done if f['kind'] == 'database')}, "
         f"{sum(1 for f in faults.done if f['kind'] == 'broker')} (below) |",
+        *([f"| Every worker of one host killed (SIGKILL) while rounds settle | {args.host_kills} | "
+           f"{sum(1 for f in faults.done if f['kind'] == 'host')} (below) |"] if network else []),
         f"| Races: bets against a disconnection, main bets against the table maximum | "
         f"{f'{args.race_rounds} rounds' if args.races else 'off (--races)'} | "
         f"{races.counts['race rounds'] if races else 0} rounds |",
