@@ -65,6 +65,10 @@ class HistoryRow:
     balance_after: int | None
     transaction_id: int = 0
     explanation: str = ""  # why the money moved, in words (an adjustment's reason, a reversal's arithmetic)
+    # The reference is a game number only for a round's money (its meta names the round); a tip's reference is
+    # the table's code, a deposit's the cashier's reference: those must not link to a game.
+    round_number: str = ""
+    table_code: str = ""
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,8 @@ def _history_row(entry: Entry, currency: str) -> HistoryRow:
         balance_after=entry.balance_after,
         transaction_id=txn.pk,
         explanation=_explanation(txn, entry, currency),
+        round_number=txn.reference if isinstance(txn.meta, dict) and txn.meta.get("round") else "",
+        table_code=txn.reference if kind == TransactionKind.TIP else "",
     )
 
 
