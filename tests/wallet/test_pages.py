@@ -207,5 +207,8 @@ def test_a_tip_line_links_to_its_table_never_to_a_game(client_for, player, perso
 
 def test_a_deposit_reference_is_not_linked_as_a_game(client_for, player):
     services.deposit(player=player, currency="EUR", amount=5_00, reference="BANK-77", idempotency_key=new_key())
-    body = client_for(player).get(reverse("wallet_home")).content.decode()
+    client = client_for(player)
+    body = client.get(reverse("wallet_home")).content.decode()
     assert reverse("player_game", args=["BANK-77"]) not in body
+    csv_text = b"".join(client.get(reverse("wallet_history_csv")).streaming_content).decode()
+    assert "BANK-77" not in csv_text.splitlines()[1]  # the CSV's game number column is a round's only
