@@ -107,6 +107,13 @@ def csv_delimiter(language: str) -> str:
     return ";" if get_decimal_symbol(babel_locale(language)) == "," else ","
 
 
+def _game_cell(row) -> str:
+    # Only a round's money has a game number; a tip's reference is its table (wallet.selectors.HistoryRow).
+    if row.round_number:
+        return row.round_number
+    return _("Table %(code)s") % {"code": row.table_code} if row.table_code else ""
+
+
 def statement_csv_lines(statement: Statement, *, language: str) -> Iterator[str]:
     """The statement as CSV lines, in the active language (the caller overrides it): per account an opening
     line, its transactions oldest first with the running balance, and a closing line."""
@@ -126,7 +133,7 @@ def statement_csv_lines(statement: Statement, *, language: str) -> Iterator[str]
         for line in part.lines(since=statement.since, until=statement.until):
             row = line.row
             yield writer.writerow([part.name, cur, time_in(row.created_at, language=language), str(row.kind_label),
-                                   row.game_number, row.explanation, amount_in(row.amount, cur, language=language),
+                                   _game_cell(row), row.explanation, amount_in(row.amount, cur, language=language),
                                    amount_in(line.balance, cur, language=language)])
         end = datetime.combine(statement.until + timedelta(days=1), datetime.min.time(), tzinfo=UTC)
         yield writer.writerow([part.name, cur, time_in(end, language=language), _("Closing balance"), "", "", "",

@@ -65,6 +65,10 @@ class HistoryRow:
     balance_after: int | None
     transaction_id: int = 0
     explanation: str = ""  # why the money moved, in words (an adjustment's reason, a reversal's arithmetic)
+    # The reference is a game number only for a round's money (ROUND_KINDS); a tip's reference is
+    # the table's code, a deposit's the cashier's reference: those must not link to a game.
+    round_number: str = ""
+    table_code: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,10 @@ class HistoryPage:
     rows: list[HistoryRow]
     # Pass as `before` to get the next (older) page; None when this is the oldest.
     next_before: int | None
+
+
+# A round's money: its reference is the game number (a reversal's adjustment says so in its meta).
+ROUND_KINDS = frozenset({TransactionKind.BET, TransactionKind.PAYOUT, TransactionKind.REFUND, TransactionKind.REVERSAL})
 
 
 def _history_row(entry: Entry, currency: str) -> HistoryRow:
@@ -91,6 +99,9 @@ def _history_row(entry: Entry, currency: str) -> HistoryRow:
         balance_after=entry.balance_after,
         transaction_id=txn.pk,
         explanation=_explanation(txn, entry, currency),
+        round_number=txn.reference if kind in ROUND_KINDS or (isinstance(txn.meta, dict) and txn.meta.get("round"))
+        else "",
+        table_code=txn.reference if kind == TransactionKind.TIP else "",
     )
 
 

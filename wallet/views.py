@@ -106,7 +106,8 @@ def _history_csv(request, *, player):
                                "balance after", "entry", "transaction", "explanation"])
         for row in selectors.account_history_iter(account=account, filter=filter):
             yield writer.writerow([
-                row.created_at.isoformat(), row.kind_label, row.game, row.game_number, row.currency,
+                row.created_at.isoformat(), row.kind_label, row.game or (f"table {row.table_code}" if row.table_code else ""),
+                row.round_number, row.currency,
                 amount(row.bet_amount), amount(row.payout), amount(row.amount), amount(row.balance_after),
                 row.entry_id, row.transaction_id, row.explanation,
             ])

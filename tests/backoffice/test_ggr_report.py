@@ -356,3 +356,20 @@ def test_the_beat_task_on_the_real_worker_rolls_up_yesterday_with_the_same_figur
     rolled = ggr.ggr_report(start=yesterday, end=yesterday)
     compare(rolled, month)
     assert [figures(line) for line in rolled.days] == [figures(line) for line in live.days]
+
+
+def test_the_dashboard_says_its_stakes_include_golden_chips_where_the_ggr_report_counts_cash(
+        play, funded, client_for, operator):
+    # The dashboard read "Staked 20.50 EUR" beside the GGR report's "9.00 EUR" for the same round, unexplained.
+    month = Month(play, funded)
+    month.round_main(3, month.today)  # anna 8.00 main (wins) + 1.00 21+3 (lost); cleo 11.50 Golden Chips (push)
+    client = client_for(operator)
+    report = ggr.ggr_report(start=month.today, end=month.today)
+    assert [(line.staked, line.chips_staked) for line in report.totals] == [(900, 1150)]
+    dashboard = client.get(reverse("backoffice_dashboard"), {"period": "24h"}).content.decode()
+    row = re.search(r'<th scope="row">LB31 <small>EUR</small></th>(.*?)</tr>', dashboard, re.S).group(1)
+    assert "20.50 EUR" in row and "27.50 EUR" in row  # cash and Golden Chips together, as the RTP report counts
+    assert "Staked, cash and Golden Chips" in dashboard and "House result on all stakes" in dashboard
+    assert "they are not GGR" in dashboard and "The GGR report counts cash only" in dashboard
+    page = client.get(reverse("backoffice_ggr")).content.decode()
+    assert "9.00 EUR" in page and "11.50 EUR" in page

@@ -88,6 +88,7 @@ def test_the_player_downloads_their_statement_in_english(client_for, funded, ope
     assert [row[3] for row in cash] == ["Opening balance", "Deposit", "Bet", "Payout", "Tip", "Withdrawal",
                                         "Closing balance"]
     assert cash[1][2] == "2 Nov 2026, 12:00:00 UTC"
+    assert cash[4][4] == "Table LB01"  # a tip's reference is its table, not a game number
     assert [row[6] for row in cash[1:-1]] == ["1234.50", "-10.00", "25.00", "-1.50", "-200.00"]
     assert [row[7] for row in cash] == ["0.00", "1234.50", "1224.50", "1249.50", "1248.00", "1048.00", "1048.00"]
     chips = [row for row in rows[1:] if row[0] == "Golden Chips EUR"]

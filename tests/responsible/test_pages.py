@@ -102,3 +102,12 @@ def test_a_due_reality_check_is_on_every_player_page_until_answered(client_for, 
         assert "You have played for 16 minutes." in page and "-€10.00" in page
         client.post(reverse("responsible_reality_answer"), {"choice": "continue"})
         assert "You have played for" not in client.get(reverse("player_tables")).content.decode()
+
+
+def test_the_page_names_the_national_register_of_the_players_own_jurisdiction_only(client_for, player, swedish):
+    # A Maltese player was told "Sweden's national register Spelpaus.se excludes you ...": not their register.
+    page = client_for(player).get(reverse("responsible_page") + "?lang=en").content.decode()
+    assert "rules of Malta" in page and "Spelpaus" not in page and "GAMSTOP" not in page
+    swedish(player)
+    page = client_for(player).get(reverse("responsible_page") + "?lang=sv").content.decode()
+    assert "Sveriges nationella register Spelpaus.se" in page

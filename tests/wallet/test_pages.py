@@ -207,3 +207,25 @@ def test_a_swedish_player_uses_the_cashier_in_swedish_and_types_amounts_as_swede
     done = client.post(reverse("wallet_cashier"), {**confirm_fields(review)}, follow=True, **sv)
     assert "Insatt 25,50\xa0€." in done.content.decode()
     assert selectors.player_balance(player=player, currency="EUR") == 25_50
+
+
+def test_a_tip_line_links_to_its_table_never_to_a_game(client_for, player, personas):
+    # A tip's reference is the table's code: it was linked as a game number (a 404 page for the player).
+    DepositFactory(player=player, amount=10_00)
+    services.tip(player=player, currency="EUR", amount=1_00, table_ref="T-9", idempotency_key=new_key())
+    body = client_for(player).get(reverse("wallet_home")).content.decode()
+    assert f'href="{reverse("player_table", args=["T-9"])}"' in body
+    assert reverse("player_game", args=["T-9"]) not in body
+    staff = client_for(personas["support"]).get(reverse("wallet_player", args=[player.pk])).content.decode()
+    assert "Table T-9" in staff and reverse("backoffice_round", args=["T-9"]) not in staff
+    support_page = client_for(personas["support"]).get(reverse("backoffice_player", args=[player.pk])).content.decode()
+    assert "Tip at table T-9" in support_page and reverse("backoffice_round", args=["T-9"]) not in support_page
+
+
+def test_a_deposit_reference_is_not_linked_as_a_game(client_for, player):
+    services.deposit(player=player, currency="EUR", amount=5_00, reference="BANK-77", idempotency_key=new_key())
+    client = client_for(player)
+    body = client.get(reverse("wallet_home")).content.decode()
+    assert reverse("player_game", args=["BANK-77"]) not in body
+    csv_text = b"".join(client.get(reverse("wallet_history_csv")).streaming_content).decode()
+    assert "BANK-77" not in csv_text.splitlines()[1]  # the CSV's game number column is a round's only
