@@ -41,6 +41,10 @@ class PgCluster:
         self.folder.mkdir(parents=True)
         if os.geteuid() == 0:
             shutil.chown(self.folder, "postgres", "postgres")
+            # The server runs as postgres, which must pass through var/ to reach its folder; Django's file cache
+            # creates var/ as 0700 when it is the first to need it (make run, the SQLite tests).
+            parent = self.folder.parent
+            os.chmod(parent, os.stat(parent).st_mode | 0o111)
         subprocess.run(_as_postgres([pg_bin("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
                                      "-E", "UTF8", "--no-instructions"]), check=True, capture_output=True)
         # fsync off: an immediate stop kills the server, not the machine, so what it wrote is in the page cache.
