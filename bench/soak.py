@@ -76,6 +76,7 @@ from bench.soak_hosts import (  # noqa: E402
     soak_page,
 )
 from bench.soak_report import soak_report  # noqa: E402
+from casino.worker_process import long_queue  # noqa: E402
 
 QUEUE = f"soak-{os.getpid()}"
 
@@ -195,12 +196,17 @@ def soak(args, cluster: PgCluster, redis: RedisServer, network: Network | None =
     connections.close_all()
     started = time.monotonic()
     env = dict(os.environ)
-    if network:  # the workers dealt to the hosts in turn
-        workers = [HostWorker(host=network.workers[n % network.hosts], name=f"soak-{QUEUE}-{n + 1}", queue=QUEUE,
-                              env=env, pool=None) for n in range(args.workers)]
-    else:
-        workers = [Worker(name=f"soak-{QUEUE}-{n + 1}", queue=QUEUE, env=env, pool=None)
-                   for n in range(args.workers)]
+    hosts = network.workers if network else [None]
+
+    def worker_on(host: str | None, **kwargs) -> Worker:
+        return HostWorker(host=host, env=env, **kwargs) if host else Worker(env=env, **kwargs)
+
+    # The settlement workers dealt to the hosts in turn, and on each host, as in production (docs/operations.md),
+    # one worker (solo pool) for the long tasks (RTP previews), so the settlements never wait behind them.
+    settlers = [worker_on(hosts[n % len(hosts)], name=f"soak-{QUEUE}-{n + 1}", queue=QUEUE, pool=None)
+                for n in range(args.workers)]
+    workers = settlers + [worker_on(host, name=f"soak-{QUEUE}-long-{n + 1}", queue=long_queue(QUEUE), pool="solo")
+                          for n, host in enumerate(hosts)]
     for worker in workers:
         worker.start()
     beat_log = OUTPUT / f"soak-{QUEUE}-beat.log"
@@ -210,7 +216,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer, network: Network | None =
          "--schedule", str(OUTPUT / f"soak-{QUEUE}-beat-schedule")],
         cwd=REPO, env=env, stdout=open(beat_log, "w"), stderr=subprocess.STDOUT,  # noqa: SIM115
     )
-    chaos = Chaos(workers, interval=tuple(args.kill_every), seed=args.seed)
+    chaos = Chaos(settlers, interval=tuple(args.kill_every), seed=args.seed)
     faults = (HostFaults if network else Faults)(cluster=cluster, redis=redis, workers=workers, chaos=chaos, outages=list(args.outage))
     config = SimulationConfig(
         tables=args.tables, players=args.players, rounds=args.rounds, seed=args.seed, prefix="SK",

@@ -6,6 +6,7 @@ from pathlib import Path
 from csp.constants import NONE, SELF
 
 from casino.env import database_from_url, env_bool, env_int, env_list, env_rate, env_str
+from casino.worker_process import long_queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("CASINO_VAR_DIR", str(BASE_DIR / "var")))
@@ -261,6 +262,11 @@ else:
     }
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{VAR_DIR / 'celery-results'}")
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "casino")
+# Tasks that hold a worker for seconds or minutes (the RTP figures an operator asks for) go to a queue of their
+# own, run by workers of their own: on the default queue two previews took both pool children of a host, and the
+# settlements and recovery sweeps waiting behind them expired (docs/soak.md, two hosts).
+CELERY_TASK_ROUTES = {name: {"queue": long_queue(CELERY_TASK_DEFAULT_QUEUE)}
+                      for name in ("tables.tasks.rtp_simulation_run", "tables.tasks.rtp_exact_compute")}
 CELERY_TASK_ACKS_LATE = True
 # Only the prefork pool notices that the process running a task died (the pool's child); then the message goes
 # back to the queue at once instead of being acknowledged as failed. The solo pool has no child to lose.

@@ -14,19 +14,25 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
+def long_queue(default_queue: str) -> str:
+    """The queue of the tasks that run for seconds or more (casino.settings CELERY_TASK_ROUTES), named after the
+    default queue so that each test session's and soak's stays its own."""
+    return f"{default_queue}.long"
+
+
 class WorkerFailed(RuntimeError):
     """The worker exited, or did not say it was ready in time; the message names its log."""
 
 
 class CeleryWorker:
-    """A worker on one queue, logging to `log_path` (appended to, one marker per start).
+    """A worker on one queue or several (a tuple), logging to `log_path` (appended to, one marker per start).
 
     pool=None: the settings' pool (prefork, CELERY_WORKER_CONCURRENCY children), as in production. With
     own_group the worker leads a process group of its own, so kill() and freeze() take its pool's children with
     it, as when a machine dies; without it (the test fixtures) it stays in the caller's group, so stopping the
     test run stops it too."""
 
-    def __init__(self, *, name: str, queue: str, env: dict, log_path: Path, pool: str | None = "solo",
+    def __init__(self, *, name: str, queue: str | tuple[str, ...], env: dict, log_path: Path, pool: str | None = "solo",
                  beat: bool = False, extra: tuple[str, ...] = (), own_group: bool = True):
         self.name = name
         self.queue = queue
@@ -40,7 +46,8 @@ class CeleryWorker:
         self.starts = 0
 
     def command(self) -> list[str]:
-        command = [sys.executable, "-m", "celery", "-A", "casino", "worker", "-Q", self.queue,
+        command = [sys.executable, "-m", "celery", "-A", "casino", "worker", "-Q",
+                   self.queue if isinstance(self.queue, str) else ",".join(self.queue),
                    "-n", f"{self.name}@%h", *(["--pool", self.pool] if self.pool else []), "--loglevel", "INFO",
                    "--without-gossip", "--without-mingle", *self.extra]
         if self.beat:

@@ -11,19 +11,27 @@ $PY manage.py migrate --noinput
 if [ "$DEBUG" = 0 ]; then $PY manage.py collectstatic --noinput -v 0; fi
 $PY manage.py demo_data
 
-# -B runs the periodic sweeps (decision timers, stuck settlements) inside this one worker.
-$PY -m celery -A casino worker -B --schedule var/celerybeat-schedule --loglevel WARNING --concurrency 2 \
-    --without-gossip --without-mingle --without-heartbeat -n "casino-run@%h" &
+# -B runs the periodic sweeps (decision timers, stuck settlements) inside the settlement worker. The long tasks
+# (RTP runs and previews, casino/settings.py CELERY_TASK_ROUTES) have a queue and a worker of their own, one
+# process (solo pool), so a settlement never waits behind them.
+read -r queue long_queue < <($PY -c 'from casino import settings as s, worker_process as w
+print(s.CELERY_TASK_DEFAULT_QUEUE, w.long_queue(s.CELERY_TASK_DEFAULT_QUEUE))')
+$PY -m celery -A casino worker -Q "$queue" -B --schedule var/celerybeat-schedule --loglevel WARNING \
+    --concurrency 2 --without-gossip --without-mingle --without-heartbeat -n "casino-run@%h" &
 worker=$!
+$PY -m celery -A casino worker -Q "$long_queue" --pool solo --loglevel WARNING \
+    --without-gossip --without-mingle --without-heartbeat -n "casino-run-long@%h" &
+long_worker=$!
 stop() {
   trap - INT TERM EXIT
-  kill -TERM "$worker" 2>/dev/null || true
-  wait "$worker" 2>/dev/null || true
+  kill -TERM "$worker" "$long_worker" 2>/dev/null || true
+  wait "$worker" "$long_worker" 2>/dev/null || true
 }
 trap stop INT TERM EXIT
 
 echo
 echo "  Live Blackjack back office: http://127.0.0.1:8000/"
-echo "  Celery worker pid $worker on the file-system broker (var/broker). Ctrl-C stops both."
+echo "  Celery workers pid $worker (settlements) and $long_worker (RTP runs) on the file-system broker (var/broker)."
+echo "  Ctrl-C stops them all."
 echo
 $PY manage.py runserver 127.0.0.1:8000 --noreload

@@ -30,3 +30,37 @@ def test_a_worker_tries_the_broker_again_every_second_and_queues_lost_work_once_
 
     assert settings.CELERY_WORKER_CONSUMER == "casino.worker_consumer:Consumer"
     assert worker_consumer.RECONNECT_INTERVAL_MAX <= 1.0
+
+
+LONG_TASKS = ("tables.tasks.rtp_simulation_run", "tables.tasks.rtp_exact_compute")
+
+
+def test_the_rtp_tasks_have_a_queue_of_their_own_and_settlements_and_sweeps_the_default():
+    # The soak's two hosts: two RTP previews took both pool children of the surviving host, and the recovery
+    # sweeps behind them on the one queue expired (docs/soak.md).
+    from casino.celery import app
+
+    default = app.conf.task_default_queue
+    for name in LONG_TASKS:
+        assert app.amqp.router.route({}, name)["queue"].name == f"{default}.long", name
+    for name in ("rounds.tasks.round_settle", "rounds.tasks.rounds_recovery_sweep", "accounts.tasks.worker_ping"):
+        assert app.amqp.router.route({}, name)["queue"].name == default, name
+
+
+def test_what_the_services_queue_is_published_to_the_queue_its_route_names(monkeypatch,
+                                                                           django_capture_on_commit_callbacks):
+    # Through casino.queue.task_queue (by name, as every service sends), down to the message Celery publishes.
+    from casino.celery import app
+    from casino.queue import task_queue
+
+    published: dict[str, str] = {}
+
+    def send_task_message(producer, name, message, **options):
+        published[name] = options["queue"].name
+
+    monkeypatch.setattr(app.amqp, "send_task_message", send_task_message)
+    with django_capture_on_commit_callbacks(execute=True):
+        for name in (*LONG_TASKS, "rounds.tasks.round_settle"):
+            task_queue(name=name, args=(0,))
+    default = app.conf.task_default_queue
+    assert published == {**{name: f"{default}.long" for name in LONG_TASKS}, "rounds.tasks.round_settle": default}
