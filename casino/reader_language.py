@@ -12,6 +12,7 @@ from functools import wraps
 from django.conf import settings
 from django.http import HttpResponseBadRequest
 from django.utils import translation
+from django.utils.translation.trans_real import parse_accept_lang_header
 
 
 class UnknownLanguage(ValueError):
@@ -41,6 +42,19 @@ def language_of(request) -> str:
     if asked is not None:
         return asked
     return stored_language(request) or translation.get_language_from_request(request)
+
+
+def browser_language(request) -> str:
+    """The language the browser's Accept-Language asks for, alone: what a player who chose "my browser's
+    language" reads once the cookie is dropped."""
+    for code, _quality in parse_accept_lang_header(request.headers.get("Accept-Language", "")):
+        if code == "*":
+            break
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return translation.get_supported_language_variant(settings.LANGUAGE_CODE)
 
 
 def remember_language(request, response) -> None:

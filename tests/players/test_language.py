@@ -60,6 +60,7 @@ def test_a_language_chosen_in_the_settings_writes_every_player_page_in_it(client
     back = browser.post(reverse("player_settings"), SETTINGS | {"language": ""})
     assert back.status_code == 302 and back.cookies[settings.LANGUAGE_COOKIE_NAME].value == ""
     assert selectors.player_language(player=player) == ""
+    assert "Settings saved. Every device you play on uses them." in browser.get(pages["settings"]).content.decode()
     assert language_of_page(browser.get(pages["tables"])) == "en"
 
 
