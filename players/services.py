@@ -3,6 +3,7 @@
 Each service checks its input first (bad input writes nothing), then runs in one durable transaction.
 Decisions where the issue is silent:
 - Settings are one row per player, created on the first save; reading never writes (defaults are shown).
+  Following a `?lang=` link on a player page is a choice too: it stores the language (player_language_remember).
 - Disabling or enabling a player's chat also writes a staff note saying who did it and why, so the notes are
   the moderation history too.
 - Presence is per (player, table, browser session): joining a table the player already sits at from another

@@ -136,3 +136,19 @@ def test_staff_pages_stay_english_and_a_staff_lang_link_is_not_remembered(client
     assert back_office.status_code in (200, 302) and "Content-Language" not in back_office.headers
     assert selectors.player_language(player=support) == "" and not PlayerProfile.objects.filter(
         player=support).exists()
+
+
+def test_the_stored_language_is_read_once_a_request_and_written_only_when_it_changes(client_for, player, table):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    browser = client_for(player)
+    profile_table = PlayerProfile._meta.db_table
+    for url, reads, writes in ((reverse("player_tables") + "?lang=sv", 1, 1), (reverse("player_tables"), 1, 0),
+                               (reverse("player_tables") + "?lang=sv", 1, 0)):
+        with CaptureQueriesContext(connection) as queries:
+            assert browser.get(url).status_code == 200
+        language_reads = [q for q in queries if q["sql"].startswith("SELECT") and profile_table in q["sql"]
+                          and '"language"' in q["sql"].split("FROM")[0] and "chat_disabled" not in q["sql"]]
+        profile_writes = [q for q in queries if q["sql"].startswith(("INSERT", "UPDATE")) and profile_table in q["sql"]]
+        assert (len(language_reads), len(profile_writes)) == (reads, writes), url
