@@ -157,8 +157,9 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en"
-# Player pages speak the player's language (English or Swedish; players.language picks it per request); the back
-# office stays in English. Translations are in locale/ (the .mo files are committed: see docs/operations.md).
+# Player pages speak the player's language (English or Swedish; casino/reader_language.py picks it per request:
+# ?lang=, the player's stored choice, the cookie, Accept-Language); the back office stays in English. Translations
+# are in locale/ (the .mo files are committed: see docs/operations.md).
 LANGUAGES = [("en", "English"), ("sv", "Svenska")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"

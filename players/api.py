@@ -11,7 +11,7 @@ from accounts.api_permissions import role_permission
 from casino.api_fields import JsonBooleanField, JsonIntegerField
 from players import help as table_help_text
 from players import selectors, services
-from players.models import VideoQuality
+from players.models import LANGUAGE_CHOICES, VideoQuality
 
 PLAYER = role_permission("play")
 
@@ -28,6 +28,10 @@ class SettingsSerializer(serializers.Serializer):
     auto_confirm_bets = JsonBooleanField(
         required=False, help_text="where the table confirms bets when betting time ends; false: I confirm by hand "
                                   "(unconfirmed bets are returned when betting closes)")
+    language = serializers.ChoiceField(
+        choices=[code for code, _ in LANGUAGE_CHOICES], required=False, allow_blank=True,
+        help_text="the language of the player's pages, statement and table help (en, sv; blank: the browser's); "
+                  "left as stored when absent")
     chat_disabled = serializers.BooleanField(read_only=True)
     chat_disabled_reason = serializers.CharField(read_only=True)
 
@@ -35,7 +39,7 @@ class SettingsSerializer(serializers.Serializer):
 class MySettings(APIView):
     permission_classes = [PLAYER]
 
-    @extend_schema(summary="My settings (sound, video, chat, bet confirmation)", responses=SettingsSerializer)
+    @extend_schema(summary="My settings (sound, video, chat, bet confirmation, language)", responses=SettingsSerializer)
     def get(self, request):
         return Response(SettingsSerializer(selectors.player_profile(player=request.user)).data)
 
@@ -104,7 +108,8 @@ class TableHelp(APIView):
     @extend_schema(
         summary="A table's rules, paytables, limits and RTPs for players, in English or Swedish",
         parameters=[OpenApiParameter("lang", str, enum=["en", "sv"], required=False,
-                                     description="the language; without it, the Accept-Language header's")],
+                                     description="the language; without it, the one the player chose in "
+                                                 "their settings, else the Accept-Language header's")],
         responses=TableHelpSerializer,
     )
     def get(self, request, code: str):

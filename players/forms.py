@@ -2,7 +2,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from casino.fields import WholeNumberField
-from players.models import NOTE_MAX_LENGTH, REASON_MAX_LENGTH, VideoQuality
+from players.models import LANGUAGE_CHOICES, NOTE_MAX_LENGTH, REASON_MAX_LENGTH, VideoQuality
 from wallet.forms import AmountForm
 
 
@@ -21,6 +21,9 @@ class SettingsForm(forms.Form):
         required=False, label=_("Confirm my bets automatically when betting time ends"),
         help_text=_("At tables that offer it. Switched off, you confirm your bets yourself; bets you have not "
                     "confirmed when betting closes are returned to you."))
+    language = forms.ChoiceField(choices=LANGUAGE_CHOICES, required=False, label=_("Language"),
+                                 widget=forms.RadioSelect,
+                                 help_text=_("Your pages, statements and the game's help are written in it."))
 
 
 class TipForm(AmountForm):

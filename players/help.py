@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from casino.locale_formats import duration_in, money_in, number_in, percent_in, time_in
-from casino.reader_language import UnknownLanguage, language_of  # noqa: F401  (the help API's and responsible's)
+from casino.reader_language import UnknownLanguage, language_of  # noqa: F401  (the help API's)
 from tables import rtp, rtp_exact
 from tables import selectors as table_selectors
 from tables.models import BetType, Profile, Table

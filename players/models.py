@@ -24,6 +24,10 @@ class VideoQuality(models.TextChoices):
     OFF = "off", _("No video (sound and cards only)")
 
 
+# The choice stored on a profile: blank follows the browser; else one of settings.LANGUAGES.
+LANGUAGE_CHOICES = [("", _("My browser's language")), *settings.LANGUAGES]
+
+
 class PlayerProfile(models.Model):
     """One row per player who changed a setting or was moderated; a player without one has the defaults."""
 
@@ -39,6 +43,9 @@ class PlayerProfile(models.Model):
     # Where a table confirms bets automatically at the end of betting time, a player may switch it off and
     # confirm by hand (then unconfirmed bets are returned when betting closes).
     auto_confirm_bets = models.BooleanField(default=True)
+    # The language the player chose for their pages, the statement and the game-client API's help; blank:
+    # none chosen yet, so their browser's language decides. ?lang= on a player's page stores it here too.
+    language = models.CharField(max_length=8, blank=True, default="", choices=LANGUAGE_CHOICES)
     chat_disabled = models.BooleanField(default=False)
     chat_disabled_reason = models.CharField(max_length=REASON_MAX_LENGTH, blank=True)
     chat_disabled_at = models.DateTimeField(null=True, blank=True)
@@ -53,6 +60,8 @@ class PlayerProfile(models.Model):
             models.CheckConstraint(condition=Q(video_quality__in=VideoQuality.values),
                                    name="players_profile_video_quality_known"),
             # A disabled chat always says why, so support can answer the player.
+            models.CheckConstraint(condition=Q(language__in=["", *dict(settings.LANGUAGES)]),
+                                   name="players_profile_language_known"),
             models.CheckConstraint(condition=Q(chat_disabled=False) | ~Q(chat_disabled_reason=""),
                                    name="players_profile_chat_disabled_has_reason"),
         ]

@@ -16,6 +16,13 @@ def player_profile(*, player) -> PlayerProfile:
         PlayerProfile(player=player)
 
 
+def player_language(*, player) -> str:
+    """The language the player chose ("en", "sv"), or "" when they chose none (their browser's then decides)."""
+    if not getattr(player, "is_authenticated", False):
+        return ""
+    return PlayerProfile.objects.filter(player=player).values_list("language", flat=True).first() or ""
+
+
 def player_notes(*, player, limit: int = NOTES_SHOWN) -> list[PlayerNote]:
     return list(PlayerNote.objects.filter(player=player).select_related("author").order_by("-id")[:limit])
 

@@ -3,6 +3,7 @@
 Each service checks its input first (bad input writes nothing), then runs in one durable transaction.
 Decisions where the issue is silent:
 - Settings are one row per player, created on the first save; reading never writes (defaults are shown).
+  Following a `?lang=` link on a player page is a choice too: it stores the language (player_language_remember).
 - Disabling or enabling a player's chat also writes a staff note saying who did it and why, so the notes are
   the moderation history too.
 - Presence is per (player, table, browser session): joining a table the player already sits at from another
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -46,6 +48,8 @@ from wallet.currencies import money_format
 from wallet.keys import client_key
 from wallet.models import LedgerTransaction
 
+LANGUAGES_KNOWN = frozenset(["", *dict(settings.LANGUAGES)])
+
 
 def _flag(value, *, what: str) -> bool:
     if not isinstance(value, bool):
@@ -73,11 +77,12 @@ def _volume(value, *, what: str) -> int:
 
 def player_settings_update(*, player, sound_on: bool, sound_volume: int, dealer_voice: bool, video_quality: str,
                            hide_others_chat: bool, voice_volume: int | None = None,
-                           auto_confirm_bets: bool | None = None) -> PlayerProfile:
+                           auto_confirm_bets: bool | None = None, language: str | None = None) -> PlayerProfile:
     """Store the player's sound, video, chat and bet-confirmation preferences; every device reads them from here.
 
     `voice_volume` (the dealer's voice, beside the game sound's `sound_volume`) and `auto_confirm_bets`: None keeps
-    the stored choice, so a client that does not know the setting yet leaves it alone."""
+    the stored choice, so a client that does not know the setting yet leaves it alone; so does `language` ("en",
+    "sv", or "" for the browser's)."""
     require_permission(player, "play")
     values: dict[str, Any] = {
         "sound_on": _flag(sound_on, what="Sound"),
@@ -89,11 +94,31 @@ def player_settings_update(*, player, sound_on: bool, sound_volume: int, dealer_
         values["voice_volume"] = _volume(voice_volume, what="The dealer's voice volume")
     if auto_confirm_bets is not None:
         values["auto_confirm_bets"] = _flag(auto_confirm_bets, what="Confirming bets automatically")
+    if language is not None:
+        values["language"] = _language(language)
     if video_quality not in VideoQuality.values:
         raise PlayerRequestError(f"Video quality is one of {', '.join(VideoQuality.values)}, not {video_quality!r}.")
     values |= {"video_quality": video_quality, "updated_at": timezone.now()}
     with transaction.atomic(durable=True):
         profile, _ = PlayerProfile.objects.update_or_create(player=player, defaults=values)
+    return profile
+
+
+def _language(language: str) -> str:
+    if not isinstance(language, str) or language not in LANGUAGES_KNOWN:
+        raise PlayerRequestError(f"Language is one of {', '.join(dict(settings.LANGUAGES))} or blank (the "
+                                 f"browser's), not {str(language)[:20]!r}.")
+    return language
+
+
+def player_language_remember(*, player, language: str) -> PlayerProfile:
+    """Store the language the player asked a page for (?lang=), so the pages after it, the statement and the
+    game-client API's help keep it; the other settings stay as they are."""
+    require_permission(player, "play")
+    language = _language(language)
+    with transaction.atomic(durable=True):
+        profile, _ = PlayerProfile.objects.update_or_create(
+            player=player, defaults={"language": language, "updated_at": timezone.now()})
     return profile
 
 

@@ -1,6 +1,7 @@
 """The statement pages: a player's own (/me/statement/) and support's for a player (/support/players/<id>/
 statement/), each as a page and a streamed CSV of the same figures (players.statement), in English or Swedish
-(?lang=, else the reader's browser)."""
+(?lang=, else the language the reader chose, else their browser's: casino.reader_language). A player's own
+statement remembers ?lang= as their choice; support's view of it does not (the back office stays English)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from accounts.permissions import permission_required
-from players.help import UnknownLanguage, language_of
+from casino.reader_language import UnknownLanguage, language_of, remember_language
 from players.statement import PAGE_LINES, statement_build, statement_csv_lines, statement_period
 from wallet import selectors as wallet_selectors
 
@@ -46,6 +47,8 @@ def _statement_response(request, *, player, page_url: str, csv_url: str, staff_v
                 "staff_view": staff_view, "page_language": language, "page_url": page_url,
                 "csv_url": f"{csv_url}?{query}", "other_language": "sv" if language == "en" else "en",
             })
+    if not staff_view:
+        remember_language(request, response)
     response.headers["Content-Language"] = language
     return response
 

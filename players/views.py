@@ -15,7 +15,7 @@ from accounts import selectors as account_selectors
 from accounts.permissions import permission_required
 from casino.api_errors import DomainError
 from casino.formatting import money as money_text
-from casino.reader_language import in_reader_language
+from casino.reader_language import browser_language, in_reader_language, language_cookie_set
 from players import help as table_help_text
 from players import lobby, selectors, services
 from players.errors import PlayerRequestError
@@ -45,8 +45,13 @@ def player_settings(request):
             except PlayerRequestError as error:
                 form.add_error(None, error.message)
             else:
-                messages.success(request, _("Settings saved. Every device you play on uses them."))
-                return redirect("player_settings")
+                # The message is read on the next page, in the language just chosen.
+                chosen = form.cleaned_data["language"]
+                with translation.override(chosen or browser_language(request)):
+                    messages.success(request, _("Settings saved. Every device you play on uses them."))
+                response = redirect("player_settings")
+                language_cookie_set(response, chosen)
+                return response
         status = 400
     else:
         form = SettingsForm(initial={name: getattr(profile, name) for name in SettingsForm.base_fields})

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.permissions import permission_required
-from players.help import UnknownLanguage, language_of
+from casino.reader_language import UnknownLanguage, language_of, remember_language
 from responsible import forms, services
 from responsible.errors import ResponsibleError
 from responsible.overview import exclusion_end_overview, overview
@@ -101,6 +101,7 @@ def responsible_page(request):
             "history": limit_history(player=request.user)[:50], "exclusions": exclusions(player=request.user),
             "ending": exclusion_end_overview(player=request.user),
         }, status=status)
+    remember_language(request, response)
     response.headers["Content-Language"] = language
     return response
 

@@ -48,7 +48,7 @@ def test_settings_are_stored_on_the_profile_and_read_back_on_another_device(clie
     # a box left unticked on the page is "no": the dealer's voice and automatic confirmation are off
     assert api == {"sound_on": True, "sound_volume": 35, "dealer_voice": False, "voice_volume": 70,
                    "video_quality": "low", "hide_others_chat": True, "auto_confirm_bets": False,
-                   "chat_disabled": False, "chat_disabled_reason": ""}
+                   "language": "", "chat_disabled": False, "chat_disabled_reason": ""}
 
 
 def test_the_dealers_voice_has_its_own_volume_beside_the_game_sound(client_for, player):
