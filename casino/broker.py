@@ -69,9 +69,13 @@ class Transport(redis.Transport):
             return
         try:
             super()._deliver(message, queue)
-        except self.connection_errors:
-            raise
-        except Exception:
+        except Exception as error:
+            # Kombu counts KeyError among the Redis connection errors (a stale descriptor firing after a broker
+            # restart, raised by its poller), but a KeyError out of delivering a message is Celery's consumer
+            # failing on its content: a task message without an `id` header. Re-raised, it made the consumer
+            # take the broker for lost, reconnect, put the message back on its queue and queue a recovery sweep.
+            if isinstance(error, self.connection_errors) and not isinstance(error, KeyError):
+                raise
             # A well-formed envelope whose content Celery's consumer could not handle (it raises instead of
             # rejecting only for content it never expected). The message was taken (unacknowledged): reject it
             # without requeueing, or the visibility timeout would bring it back to fail again.

@@ -11,20 +11,25 @@ import uuid
 import pytest
 
 from casino.worker_process import CeleryWorker
+from tests.fixtures.worker import _database_url_for_worker
 from tests.helpers import OUTPUT
 
 # It starts a real worker of its own, so `make check` (no worker) leaves it to `make test`; its tests share that
-# worker, so they run on one xdist worker (make test's loadgroup).
-pytestmark = [pytest.mark.worker, pytest.mark.xdist_group("malformed-messages-worker")]
+# worker, so they run on one xdist worker (make test's loadgroup). django_db: the session then sets up the test
+# database that worker runs on, even when this module runs alone (the tests themselves write nothing).
+pytestmark = [pytest.mark.worker, pytest.mark.xdist_group("malformed-messages-worker"), pytest.mark.django_db]
 
 
 @pytest.fixture(scope="module")
-def worker():
-    """A worker of its own (prefork, as in production) on a queue of its own."""
+def worker(django_db_setup, django_db_blocker):
+    """A worker of its own (prefork, as in production) on a queue of its own, on the test database (anything it
+    runs, such as the recovery sweep it queues after a reconnection, finds the tables)."""
     from casino.celery import app
 
     queue = f"malformed-{uuid.uuid4().hex[:8]}"
-    worker = CeleryWorker(name=queue, queue=queue, env=dict(os.environ, CELERY_TASK_DEFAULT_QUEUE=queue),
+    with django_db_blocker.unblock():
+        env = dict(os.environ, DATABASE_URL=_database_url_for_worker(), CELERY_TASK_DEFAULT_QUEUE=queue)
+    worker = CeleryWorker(name=queue, queue=queue, env=env,
                           log_path=OUTPUT / f"celery-worker-{queue}.log", pool=None,
                           extra=("--concurrency", "1", "--without-heartbeat"), own_group=False)
     worker.start()
@@ -81,9 +86,14 @@ def _ping_answered(worker) -> str:
 
 @pytest.mark.parametrize("item", GARBAGE.values(), ids=GARBAGE.keys())
 def test_worker_survives_an_item_that_is_not_a_message(worker, item):
+    log_before = worker["log"].read_text(errors="replace")
     worker["redis"].lpush(worker["queue"], item)
     assert _ping_answered(worker).startswith("celery@")
     assert worker["redis"].llen(worker["queue"]) == 0
+    # Dropped, not mistaken for a lost broker: a reconnection puts the item back on the queue (it was taken,
+    # unacknowledged) and makes the apps queue a recovery sweep for nothing.
+    added = worker["log"].read_text(errors="replace")[len(log_before):]
+    assert "Connection to broker lost" not in added, f"the item was taken for a lost connection; see {worker['log']}"
 
 
 def test_worker_survives_a_task_nobody_registered(worker):

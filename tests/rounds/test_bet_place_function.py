@@ -127,4 +127,8 @@ def test_the_database_runs_the_function_text_of_rounds_placement_sql():
     with connection.cursor() as cursor:
         cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'rounds_bet_place'")
         [(source,)] = cursor.fetchall()
-    assert source.strip() in FUNCTION_SQL
+    # The migrations freeze the text they ran; the module is what the code calls. They differ when the module
+    # changed without a migration running the new text.
+    assert source.strip() in FUNCTION_SQL, (
+        "the database's rounds_bet_place is not rounds.placement_sql.FUNCTION_SQL: write a new migration that "
+        "replaces the function (CREATE OR REPLACE with a frozen copy of the module's text)")
