@@ -35,20 +35,32 @@ def roles_for_permission(codename: str) -> list[str]:
     return [role for role, codenames in ROLE_PERMISSIONS.items() if codename in codenames]
 
 
-def sync_groups(*, group_model, permission_model, content_type) -> None:
-    """Create or repair the role groups; takes models as arguments so a migration can pass historical ones."""
-    for codename, description in PERMISSIONS.items():
+def sync_groups(*, group_model, permission_model, content_type, permissions: dict[str, str] | None = None,
+                role_permissions: dict[str, tuple[str, ...]] | None = None) -> None:
+    """Create or repair the role groups; takes models as arguments so a migration can pass historical ones, and
+    the roles too, so a migration writes the roles frozen in it rather than today's."""
+    permissions = PERMISSIONS if permissions is None else permissions
+    role_permissions = ROLE_PERMISSIONS if role_permissions is None else role_permissions
+    for codename, description in permissions.items():
         permission_model.objects.update_or_create(
             content_type=content_type, codename=codename, defaults={"name": f"Can {description}"}
         )
-    for role, codenames in ROLE_PERMISSIONS.items():
+    for role, codenames in role_permissions.items():
         group, _ = group_model.objects.get_or_create(name=role)
         group.permissions.set(permission_model.objects.filter(content_type=content_type, codename__in=codenames))
 
 
-def sync_groups_migration(apps, schema_editor) -> None:
-    """A data migration's RunPython: the role groups, written through that migration's historical models."""
-    content_type_model = apps.get_model("contenttypes", "ContentType")
-    content_type, _ = content_type_model.objects.get_or_create(app_label="accounts", model="backoffice")
-    sync_groups(group_model=apps.get_model("auth", "Group"), permission_model=apps.get_model("auth", "Permission"),
-                content_type=content_type)
+def groups_sync_migration(permissions: dict[str, str], role_permissions: dict[str, tuple[str, ...]]):
+    """A data migration's RunPython: the role groups as the migration states them (a frozen copy, never this
+    module's dicts: an edit here must not change what an old migration wrote), through its historical models.
+    A change to PERMISSIONS or ROLE_PERMISSIONS needs a new migration with a copy of the new ones
+    (tests/accounts/test_roles_sync.py fails until the latest such migration states today's roles)."""
+
+    def sync(apps, schema_editor) -> None:
+        content_type_model = apps.get_model("contenttypes", "ContentType")
+        content_type, _ = content_type_model.objects.get_or_create(app_label="accounts", model="backoffice")
+        sync_groups(group_model=apps.get_model("auth", "Group"), permission_model=apps.get_model("auth", "Permission"),
+                    content_type=content_type, permissions=permissions, role_permissions=role_permissions)
+
+    sync.frozen_roles = (permissions, role_permissions)  # type: ignore[attr-defined]
+    return sync

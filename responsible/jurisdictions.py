@@ -7,7 +7,9 @@ jurisdictions page (responsible.jurisdiction_rules), never below the floors each
   during its period (LCCP SR 3.5.3), and an indefinite one has no end: it is never ended on request.
 - MT (MGA Player Protection Directive): a raise waits at least 24 hours (we keep 72); an indefinite
   self-exclusion may be removed on the player's request after at least 6 months, with a 7-day cooling-off.
-The migrations write these rows; a database emptied by a test flush gets them back on first use."""
+The migrations write these rows from copies frozen in them (a new value here needs a new migration writing it;
+tests/responsible/test_jurisdiction_migrations.py fails until then); a database emptied by a test flush gets
+them back from DEFAULTS on first use."""
 
 DEFAULTS = {
     "SE": {"name": "Sweden", "cooling_off_hours": 72, "deposit_limit_required": True,

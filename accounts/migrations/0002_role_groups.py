@@ -1,6 +1,21 @@
 from django.db import migrations
 
-from accounts.roles import sync_groups_migration
+from accounts.roles import groups_sync_migration
+
+# The roles as this migration wrote them, frozen (accounts.roles.groups_sync_migration says why).
+PERMISSIONS = {
+    "configure_tables": "configure tables, bet limits and paytables",
+    "view_dashboard": "read the operator dashboard",
+    "view_backoffice": "read every table, round and player",
+    "lookup_players": "look up players, game numbers and transactions",
+    "void_rounds": "void a round",
+    "play": "play and hold a wallet",
+}
+ROLE_PERMISSIONS = {
+    "operator": ("configure_tables", "view_dashboard", "view_backoffice", "void_rounds"),
+    "support": ("view_backoffice", "lookup_players", "void_rounds"),
+    "player": ("play",),
+}
 
 
 class Migration(migrations.Migration):
@@ -10,4 +25,6 @@ class Migration(migrations.Migration):
         ("contenttypes", "0002_remove_content_type_name"),
     ]
 
-    operations = [migrations.RunPython(sync_groups_migration, migrations.RunPython.noop)]
+    operations = [
+        migrations.RunPython(groups_sync_migration(PERMISSIONS, ROLE_PERMISSIONS), migrations.RunPython.noop),
+    ]

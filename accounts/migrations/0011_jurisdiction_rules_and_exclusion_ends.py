@@ -6,7 +6,26 @@ of a jurisdiction change and of a self-exclusion end requested or withdrawn for 
 from django.conf import settings
 from django.db import migrations, models
 
-from accounts.roles import sync_groups_migration
+from accounts.roles import groups_sync_migration
+
+# The roles as this migration wrote them, frozen (accounts.roles.groups_sync_migration says why).
+PERMISSIONS = {
+    "configure_tables": "configure tables, bet limits and paytables",
+    "view_dashboard": "read the operator dashboard",
+    "view_backoffice": "read every table, round and player",
+    "lookup_players": "look up players, game numbers and transactions",
+    "void_rounds": "void a round",
+    "grant_golden_chips": "grant Golden Chips to a player",
+    "view_staff_activity": "read the record of every staff action",
+    "configure_jurisdictions": "change the responsible-gambling rules of each jurisdiction",
+    "play": "play and hold a wallet",
+}
+ROLE_PERMISSIONS = {
+    "operator": ("configure_tables", "view_dashboard", "view_backoffice", "void_rounds",
+                  "grant_golden_chips", "view_staff_activity", "configure_jurisdictions"),
+    "support": ("view_backoffice", "lookup_players", "void_rounds"),
+    "player": ("play",),
+}
 
 
 class Migration(migrations.Migration):
@@ -34,5 +53,5 @@ class Migration(migrations.Migration):
             model_name='staffaction',
             constraint=models.CheckConstraint(condition=models.Q(('action__in', ['table_created', 'table_configured', 'table_opened', 'table_paused', 'table_resumed', 'table_closed', 'rtp_simulation_started', 'round_voided', 'round_reversed', 'round_retried', 'golden_chips_granted', 'chat_disabled', 'chat_enabled', 'player_note_added', 'password_reset', 'worker_probed', 'rg_limit_set', 'rg_exclusion_started', 'rg_jurisdiction_set', 'rg_register_added', 'rg_register_removed', 'rg_jurisdiction_changed', 'rg_exclusion_end_requested', 'rg_exclusion_end_withdrawn'])), name='staffaction_action_known'),
         ),
-        migrations.RunPython(sync_groups_migration, migrations.RunPython.noop),
+        migrations.RunPython(groups_sync_migration(PERMISSIONS, ROLE_PERMISSIONS), migrations.RunPython.noop),
     ]

@@ -2,14 +2,21 @@
 
 from django.db import migrations
 
-from responsible.jurisdictions import DEFAULTS
+# The licences as this migration wrote them, frozen: responsible.jurisdictions.DEFAULTS is today's, and an edit
+# there must not change what this migration writes on a new database (existing ones keep what it wrote then).
+JURISDICTIONS = {
+    "SE": {"name": "Sweden", "cooling_off_hours": 72, "deposit_limit_required": True,
+           "time_zone": "Europe/Stockholm"},
+    "GB": {"name": "Great Britain", "cooling_off_hours": 72, "deposit_limit_required": False,
+           "time_zone": "Europe/London"},
+    "MT": {"name": "Malta", "cooling_off_hours": 72, "deposit_limit_required": False, "time_zone": "Europe/Malta"},
+}
 
 
 def jurisdictions_add(apps, schema_editor):
     Jurisdiction = apps.get_model("responsible", "Jurisdiction")
-    names = {f.name for f in Jurisdiction._meta.fields}  # the rules added later are written by later migrations
-    for code, values in DEFAULTS.items():
-        Jurisdiction.objects.get_or_create(code=code, defaults={k: v for k, v in values.items() if k in names})
+    for code, values in JURISDICTIONS.items():
+        Jurisdiction.objects.get_or_create(code=code, defaults=values)
 
 
 class Migration(migrations.Migration):

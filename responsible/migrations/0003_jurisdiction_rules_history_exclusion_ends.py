@@ -9,9 +9,17 @@ from django.conf import settings
 from django.db import migrations, models
 
 from casino import append_only
-from responsible.jurisdictions import DEFAULTS
 
-RULES = ("promotions", "exclusion_end", "exclusion_end_min_days", "exclusion_end_cooling_off_hours")
+# The rules as this migration wrote them, frozen (responsible.jurisdictions.DEFAULTS is today's; an edit there
+# must not change what this migration writes).
+RULES = {
+    "SE": {"promotions": "first_occasion_only", "exclusion_end": "on_request", "exclusion_end_min_days": 365,
+           "exclusion_end_cooling_off_hours": 168},
+    "GB": {"promotions": "any", "exclusion_end": "never", "exclusion_end_min_days": 365,
+           "exclusion_end_cooling_off_hours": 168},
+    "MT": {"promotions": "any", "exclusion_end": "on_request", "exclusion_end_min_days": 183,
+           "exclusion_end_cooling_off_hours": 168},
+}
 
 FORWARD, BACKWARD = append_only.guard(
     "responsible_jurisdictionchange", function="responsible_jurisdictionchange_immutable",
@@ -22,8 +30,8 @@ FORWARD, BACKWARD = append_only.guard(
 def rules_seed(apps, schema_editor):
     """The known licences get their rules (the columns' defaults are only a fallback for other codes)."""
     Jurisdiction = apps.get_model("responsible", "Jurisdiction")
-    for code, values in DEFAULTS.items():
-        Jurisdiction.objects.filter(code=code).update(**{k: values[k] for k in RULES})
+    for code, values in RULES.items():
+        Jurisdiction.objects.filter(code=code).update(**values)
 
 
 class Migration(migrations.Migration):
