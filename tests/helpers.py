@@ -150,3 +150,14 @@ def round_void_post(client, game_number: str, *, reason: str, **extra):
     review = client.post(url, {"step": "review", "reason": reason}, **extra)
     assert review.status_code == 200, review.content
     return client.post(url, confirm_fields(review), **extra)
+
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def wider_than_the_phone(page) -> list:
+    """Elements reaching past a 390 px phone's right edge (tables scroll inside their own box)."""
+    return page.evaluate("""() => [...document.querySelectorAll('body *')]
+        .filter(e => e.getBoundingClientRect().right > 391 && !e.closest('.table-scroll'))
+        .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")

@@ -10,22 +10,9 @@ from django.urls import reverse
 from tables import services as table_services
 from tests.backoffice.scenarios import settle_classic
 from tests.backoffice.test_browser import nothing_wider_than_a_phone, sign_in
-from tests.helpers import OUTPUT
-
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
+from tests.helpers import DESKTOP, OUTPUT, PHONE
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def page(chromium):
-    context = chromium.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    connections.close_all()
-    context.close()
 
 
 def both_sizes(page, name: str) -> None:

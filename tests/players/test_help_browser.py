@@ -4,12 +4,11 @@ from their tables page, nothing cut off or wider than the phone; screenshots und
 import pytest
 from django.db import connections
 
-from tests.helpers import OUTPUT, browser_sign_in
+from tests.helpers import OUTPUT, PHONE, browser_sign_in, wider_than_the_phone
 
 pytestmark = pytest.mark.browser
 
 DESKTOP = {"width": 1200, "height": 900}
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
@@ -26,12 +25,6 @@ def context(chromium):
     connections.close_all()
     for context in made:
         context.close()
-
-
-def wider_than_the_phone(page) -> list:
-    return page.evaluate("""() => [...document.querySelectorAll('body *')]
-        .filter(e => e.getBoundingClientRect().right > 391 && !e.closest('.table-scroll'))
-        .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
 
 
 def test_a_player_reads_the_rules_in_english_and_in_swedish(live_server, context, player, classic_table):

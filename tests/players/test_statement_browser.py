@@ -3,32 +3,12 @@ English and Swedish, support's copy of it, and the operator's reconciliation of 
 than the phone (tables scroll inside their own box); screenshots under var/test-output/."""
 
 import pytest
-from django.db import connections
 
 from tests.factories import new_key
-from tests.helpers import OUTPUT, browser_sign_in
+from tests.helpers import DESKTOP, OUTPUT, PHONE, browser_sign_in, wider_than_the_phone
 from wallet import services as wallet
 
 pytestmark = pytest.mark.browser
-
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def page(chromium):
-    context = chromium.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    connections.close_all()
-    context.close()
-
-
-def wider_than_the_phone(page) -> list:
-    return page.evaluate("""() => [...document.querySelectorAll('body *')]
-        .filter(e => e.getBoundingClientRect().right > 391 && !e.closest('.table-scroll'))
-        .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
 
 
 def both_sizes(page, name: str) -> None:

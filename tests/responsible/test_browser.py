@@ -3,31 +3,13 @@ size: a limit set and raised shows its pending change, nothing is cut off or wid
 under var/test-output/."""
 
 import pytest
-from django.db import connections
 
 from responsible import services as rg
-from tests.helpers import OUTPUT, browser_sign_in
+from tests.helpers import OUTPUT, PHONE, browser_sign_in, wider_than_the_phone
 
 pytestmark = pytest.mark.browser
 
 DESKTOP = {"width": 1200, "height": 900}
-PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def page(chromium):
-    context = chromium.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    connections.close_all()
-    context.close()
-
-
-def wider_than_the_phone(page) -> list:
-    return page.evaluate("""() => [...document.querySelectorAll('body *')]
-        .filter(e => e.getBoundingClientRect().right > 391 && !e.closest('.table-scroll'))
-        .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
 
 
 def test_a_player_sets_limits_in_english_and_reads_them_in_swedish(live_server, page, player):
