@@ -3,7 +3,7 @@ restarted, tasks delivered twice and requests raced.
 
     .venv/bin/python bench/soak.py [--players 100] [--tables 4] [--rounds 240] [--seed 1] [--short] [--write]
                                    [--races | --no-races] [--outage 3 12] [--pg-port 55433] [--redis-port 56380]
-                                   [--hosts N [--delay-ms 0.5] [--host-kills 1] [--figures PATH]]
+                                   [--hosts N [--delay-ms 0.5 | --relay-rtt-ms 1] [--host-kills 1] [--figures PATH]]
 
 The soak runs a PostgreSQL cluster and a redis-server of its own (bench/soak_cluster.py: own ports, data
 under var/, removed at the end) with the production Celery settings: two prefork worker processes (two children each)
@@ -72,6 +72,7 @@ from bench.soak_hosts import (  # noqa: E402
     Network,
     connection_sources,
     removed_on_signals,
+    settle_ms_by_host,
     settle_runs_by_host,
     soak_page,
 )
@@ -132,6 +133,9 @@ def main() -> int:
     parser.add_argument("--hosts", type=int, default=0,
                         help="run the workers on N hosts of their own, network namespaces (bench/soak_hosts.py)")
     parser.add_argument("--delay-ms", type=float, default=0.0, help="with --hosts: one-way delay per link (netem)")
+    parser.add_argument("--relay-rtt-ms", type=float, default=None,
+                        help="with --hosts 2 or more: the hosts but the first reach the database and the broker "
+                             "through a relay adding this round trip (bench/soak_relay.py; no netem needed)")
     parser.add_argument("--host-kills", type=int, default=1,
                         help="with --hosts 2 or more: times every worker of one host is killed while rounds settle")
     parser.add_argument("--figures", type=Path, help="also write the run's figures as JSON (bench/soak_hosts.py)")
@@ -147,7 +151,8 @@ def main() -> int:
     for port in (args.pg_port, args.redis_port):
         if not port_free(port):
             raise SystemExit(f"port {port} is taken: choose another with --pg-port / --redis-port")
-    network = Network(hosts=args.hosts, tag=args.pg_port, delay_ms=args.delay_ms) if args.hosts else None
+    network = Network(hosts=args.hosts, tag=args.pg_port, delay_ms=args.delay_ms,
+                      relay_rtt_ms=args.relay_rtt_ms) if args.hosts else None
     if network:
         removed_on_signals(network)
         cluster = PgCluster(port=args.pg_port, host=network.db_address, wrap=network.wrap(network.db))
@@ -161,6 +166,9 @@ def main() -> int:
             progress(f"soak: {network.describe()}")
         cluster.create()
         redis.start()
+        if network and network.relayed:
+            network.relays_start((args.pg_port, args.redis_port))
+            progress(f"soak: {network.describe()}")
         return soak(args, cluster, redis, network)
     finally:
         redis.remove()
@@ -199,7 +207,9 @@ def soak(args, cluster: PgCluster, redis: RedisServer, network: Network | None =
     hosts = network.workers if network else [None]
 
     def worker_on(host: str | None, **kwargs) -> Worker:
-        return HostWorker(host=host, env=env, **kwargs) if host else Worker(env=env, **kwargs)
+        if host and network:
+            return HostWorker(host=host, env=network.env_for(host, env), **kwargs)
+        return Worker(env=env, **kwargs)
 
     # The settlement workers dealt to the hosts in turn, and on each host, as in production (docs/operations.md),
     # one worker (solo pool) for the long tasks (RTP previews), so the settlements never wait behind them.
@@ -297,6 +307,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer, network: Network | None =
         if failure is None:
             counts = worker_log_counts(workers)
             by_host = settle_runs_by_host(workers) if network else {}
+            settle_ms = settle_ms_by_host(workers) if network else {}
         connections.close_all()
     elapsed = time.monotonic() - started
     text = soak_report(args, report, results, counts, chaos, faults, races, elapsed, version,
@@ -307,9 +318,11 @@ def soak(args, cluster: PgCluster, redis: RedisServer, network: Network | None =
         stats = report.stats
         args.figures.write_text(json.dumps({
             "hosts": args.hosts, "workers": args.workers, "delay ms": args.delay_ms, "passed": passed,
+            "relay rtt ms": args.relay_rtt_ms, "relay probe ms": network.relay_probe if network else {},
             "rounds": stats["rounds settled"] + stats["rounds voided"], "settled": stats["rounds settled"],
             "placements": stats["placements"], "play seconds": report.seconds - fault_seconds,
-            "seconds": elapsed, "settle runs by host": by_host, "connections from": sources, "kills": chaos.kills, "child kills": chaos.child_kills,
+            "seconds": elapsed, "settle runs by host": by_host, "settle ms by host": settle_ms,
+            "connections from": sources, "kills": chaos.kills, "child kills": chaos.child_kills,
             "recovery": {kind: [f["seconds"] for f in faults.done if f["kind"] == kind]
                          for kind in ("database", "broker", "host")},
         }, indent=1))

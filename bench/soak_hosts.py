@@ -54,10 +54,14 @@ def run(*command: str, check: bool = True) -> subprocess.CompletedProcess:
 class Network:
     """A database host and `hosts` worker hosts, each a network namespace with one veth into a bridge."""
 
-    def __init__(self, *, hosts: int, tag: int, delay_ms: float = 0.0):
+    def __init__(self, *, hosts: int, tag: int, delay_ms: float = 0.0, relay_rtt_ms: float | None = None):
         if hosts < 1:
             raise SystemExit("--hosts must be at least 1")
-        self.hosts, self.tag, self.delay_ms = hosts, tag, delay_ms
+        if relay_rtt_ms is not None and (hosts < 2 or relay_rtt_ms < 0 or delay_ms):
+            raise SystemExit("--relay-rtt-ms needs --hosts 2 or more, a delay of 0 or more, and no --delay-ms")
+        self.hosts, self.tag, self.delay_ms, self.relay_rtt_ms = hosts, tag, delay_ms, relay_rtt_ms
+        self.relays: dict[str, subprocess.Popen] = {}
+        self.relay_probe: dict[str, float] = {}
         # A private /24 of its own per soak port, so two soaks on different ports do not meet.
         self.prefix = f"10.{200 + tag % 50}.{tag % 250}"
         self.bridge = f"sk{tag}br"
@@ -119,9 +123,61 @@ class Network:
                              "has no netem qdisc (sch_netem); run without --delay-ms")
         run("ip", "netns", "exec", namespace, "tc", "qdisc", "add", "dev", inside, "root", "netem", "delay", delay)
 
+    @property
+    def relayed(self) -> list[str]:
+        """The worker hosts behind the delay relay: all but the first, which stays next to the database (and is
+        the one the host fault kills, so the relayed host is the one that must take its rounds over)."""
+        return self.workers[1:] if self.relay_rtt_ms is not None else []
+
+    def relays_start(self, ports: tuple[int, ...]) -> None:
+        """On every relayed host, bench/soak_relay.py on the host's own address and the database host's ports,
+        half the round trip each way; then the round trip it adds, measured (Redis PINGs through it and past it)."""
+        for host in self.relayed:
+            routes = [f"{self.address(host)}:{port}={self.db_address}:{port}" for port in ports]
+            relay = subprocess.Popen(
+                [*self.wrap(host), sys.executable, str(REPO / "bench" / "soak_relay.py"),
+                 "--delay-ms", str(self.relay_rtt_ms / 2), *routes],  # type: ignore[operator]
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            self.relays[host] = relay
+            if relay.stdout.readline().strip() != "relay ready":  # type: ignore[union-attr]
+                raise SystemExit(f"the delay relay on {host} did not start (exit {relay.poll()})")
+        for host in self.relayed:
+            self.relay_probe[host] = self._probe(host, ports[-1])
+
+    def _probe(self, host: str, redis_port: int) -> float:
+        """Milliseconds a Redis PING round trip from `host` pays through its relay beyond the direct path
+        (medians of 200 each)."""
+        probe = ("import statistics, sys, time, redis\n"
+                 "def rtt(host):\n"
+                 f"    r = redis.Redis(host=host, port={redis_port}); r.ping(); times = []\n"
+                 "    for _ in range(200):\n"
+                 "        t = time.perf_counter(); r.ping(); times.append(time.perf_counter() - t)\n"
+                 "    return statistics.median(times) * 1000\n"
+                 f"print(rtt({self.address(host)!r}) - rtt({self.db_address!r}))\n")
+        done = run(*self.wrap(host), sys.executable, "-c", probe)
+        return float(done.stdout.strip())
+
+    def env_for(self, host: str, env: dict[str, str]) -> dict[str, str]:
+        """A worker's environment on `host`: behind the relay, the database and the broker are at the host's
+        own address (the relay's), on the same ports."""
+        if host not in self.relayed:
+            return env
+        here = self.address(host)
+        return {name: value.replace(f"@{self.db_address}:", f"@{here}:").replace(f"//{self.db_address}:",
+                                                                                  f"//{here}:")
+                for name, value in env.items()}
+
+    def relays_stop(self) -> None:
+        for relay in self.relays.values():
+            if relay.poll() is None:
+                relay.terminate()
+                relay.wait(timeout=10)
+        self.relays.clear()
+
     def remove(self) -> None:
         """Every namespace (its veth end goes with it, and the peer with that) and the bridge; what is not
         there is skipped."""
+        self.relays_stop()
         for namespace in (self.db, *self.workers):
             run("ip", "netns", "del", namespace, check=False)
             run("ip", "link", "del", self._links(namespace)[0], check=False)
@@ -132,6 +188,11 @@ class Network:
         hosts = ", ".join(f"`{n}` {self.address(n)}" for n in self.workers)
         delay = (f"; `tc netem` delay {self.delay_ms} ms each way on each worker host's link, both ends"
                  if self.delay_ms else "; no added delay")
+        if self.relay_rtt_ms is not None:
+            probed = ", ".join(f"{ms:.2f} ms on `{host}`" for host, ms in self.relay_probe.items())
+            delay = (f"; {', '.join(f'`{h}`' for h in self.relayed)} reaching PostgreSQL and Redis through "
+                     f"bench/soak_relay.py, {self.relay_rtt_ms:g} ms added per round trip "
+                     f"(measured by Redis PINGs, median: {probed or 'not yet'})")
         return (f"PostgreSQL, Redis and beat in namespace `{self.db}` ({self.db_address}); worker hosts {hosts}; "
                 f"the simulator behind bridge `{self.bridge}` ({self.prefix}.1/24){delay}")
 
@@ -181,12 +242,27 @@ class HostFaults(Faults):
             self.chaos.resume()
 
 
+def settle_lines(log: str) -> list[str]:
+    return [line for line in log.splitlines() if "round_settle[" in line and "succeeded in" in line]
+
+
 def settle_runs_by_host(workers: list[HostWorker]) -> dict[str, int]:
     runs: dict[str, int] = {}
     for worker in workers:
-        count = sum(1 for line in worker.log().splitlines() if "round_settle[" in line and "succeeded in" in line)
-        runs[worker.host] = runs.get(worker.host, 0) + count
+        runs[worker.host] = runs.get(worker.host, 0) + len(settle_lines(worker.log()))
     return runs
+
+
+def settle_ms_by_host(workers: list[HostWorker]) -> dict[str, float]:
+    """The median time a round_settle run took on each host (Celery's "succeeded in" line), milliseconds: the
+    cost of the round trips between a worker and the database, which the relay makes longer."""
+    import statistics
+
+    times: dict[str, list[float]] = {}
+    for worker in workers:
+        for line in settle_lines(worker.log()):
+            times.setdefault(worker.host, []).append(float(line.split("succeeded in")[1].split("s:")[0]) * 1000)
+    return {host: round(statistics.median(values), 1) for host, values in sorted(times.items())}
 
 
 def connection_sources(redis_url: str, pg_log: Path) -> dict[str, dict[str, int]]:
@@ -228,35 +304,53 @@ def comparison_in_page(block: str, current: str) -> str:
     return current.rstrip("\n") + f"\n\n{HOSTS_SECTION}\n\n" + block + "\n"
 
 
-def comparison(one: dict, two: dict) -> str:
-    """The two runs side by side, markdown."""
+def run_title(figures: dict) -> str:
+    hosts = f"{figures['hosts']} host{'s' if figures['hosts'] > 1 else ''}"
+    rtt = figures.get("relay rtt ms")
+    return hosts if rtt is None else f"{hosts}, host 2 +{rtt:g} ms round trip"
+
+
+def comparison(one: dict, two: dict, *relayed: dict) -> str:
+    """The runs side by side, markdown: 1 host, 2 hosts and their ratio, then any 2-host runs behind the delay
+    relay (--relay-rtt-ms)."""
 
     def rate(figures: dict, name: str) -> float:
         return figures[name] / figures["play seconds"] if figures["play seconds"] else 0.0
 
-    rows = [("Worker hosts (network namespaces)", one["hosts"], two["hosts"], None),
-            ("Celery workers (prefork, 2 children each)", one["workers"], two["workers"], None),
-            ("Rounds (settled + voided)", one["rounds"], two["rounds"], None),
-            ("Bets placed", one["placements"], two["placements"], None),
-            ("Rounds settled", one["settled"], two["settled"], None),
-            ("round_settle runs per host", one["settle runs by host"], two["settle runs by host"], None),
-            ("Play seconds (faults' time left out)", f"{one['play seconds']:.0f}", f"{two['play seconds']:.0f}", None),
-            ("Rounds per second of play", f"{rate(one, 'rounds'):.2f}", f"{rate(two, 'rounds'):.2f}",
-             rate(two, "rounds") / rate(one, "rounds") if rate(one, "rounds") else None),
-            ("Bets per second of play", f"{rate(one, 'placements'):.1f}", f"{rate(two, 'placements'):.1f}",
-             rate(two, "placements") / rate(one, "placements") if rate(one, "placements") else None)]
+    def ratio(name: str) -> float | None:
+        return rate(two, name) / rate(one, name) if rate(one, name) else None
+
+    runs = (one, two, *relayed)
+
+    def each(value) -> list:
+        return [value(figures) for figures in runs]
+
+    rows = [("Worker hosts (network namespaces)", each(lambda f: f["hosts"]), None),
+            ("Celery workers (prefork, 2 children each)", each(lambda f: f["workers"]), None),
+            ("Round trip added to host 2 (relay; Redis PING median)",
+             each(lambda f: ", ".join(f"{ms:.2f} ms" for ms in f.get("relay probe ms", {}).values()) or "—"), None),
+            ("Rounds (settled + voided)", each(lambda f: f["rounds"]), None),
+            ("Bets placed", each(lambda f: f["placements"]), None),
+            ("Rounds settled", each(lambda f: f["settled"]), None),
+            ("round_settle runs per host", each(lambda f: f["settle runs by host"]), None),
+            ("round_settle median ms per host", each(lambda f: f.get("settle ms by host") or "—"), None),
+            ("Play seconds (faults' time left out)", each(lambda f: f"{f['play seconds']:.0f}"), None),
+            ("Rounds per second of play", each(lambda f: f"{rate(f, 'rounds'):.2f}"), ratio("rounds")),
+            ("Bets per second of play", each(lambda f: f"{rate(f, 'placements'):.1f}"), ratio("placements"))]
     for kind in ("database", "broker", "host"):
-        first, second = one["recovery"].get(kind, []), two["recovery"].get(kind, [])
-        if first or second:
-            rows.append((f"Recovery after {kind} fault, s (each)", " / ".join(f"{s:.1f}" for s in first) or "—",
-                         " / ".join(f"{s:.1f}" for s in second) or "—", None))
-    rows.append(("Every check passed", "yes" if one["passed"] else "**no**", "yes" if two["passed"] else "**no**",
-                 None))
-    lines = ["| Figure | 1 host | 2 hosts | 2 hosts / 1 host |", "|---|---|---|---|"]
-    for name, a, b, ratio in rows:
-        if isinstance(a, dict):
-            a, b = ", ".join(f"{k}: {v}" for k, v in a.items()), ", ".join(f"{k}: {v}" for k, v in b.items())
-        lines.append(f"| {name} | {a} | {b} | {f'{ratio:.2f}' if ratio is not None else ''} |")
+        if any(f["recovery"].get(kind) for f in runs):
+            rows.append((f"Recovery after {kind} fault, s (each)",
+                         each(lambda f, kind=kind: " / ".join(f"{s:.1f}" for s in f["recovery"].get(kind, [])) or "—"),
+                         None))
+    rows.append(("Every check passed", each(lambda f: "yes" if f["passed"] else "**no**"), None))
+    titles = [run_title(f) for f in runs]
+    lines = ["| Figure | " + " | ".join([*titles[:2], "2 hosts / 1 host", *titles[2:]]) + " |",
+             "|---" * (len(runs) + 2) + "|"]
+    for name, values, quotient in rows:
+        cells = [", ".join(f"{k}: {v}" for k, v in value.items()) if isinstance(value, dict) else str(value)
+                 for value in values]
+        cells.insert(2, f"{quotient:.2f}" if quotient is not None else "")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -267,13 +361,16 @@ def main() -> int:
     parser.add_argument("--short", action=argparse.BooleanOptionalAction, default=True,
                         help="run the soak's --short form (its faults fixed); --no-short takes every soak option as "
                              "given, e.g. no faults at all to compare throughput alone")
+    parser.add_argument("--relay-rtt-ms", type=float, nargs="+", default=[], metavar="MS",
+                        help="after the two runs, one more 2-host run per value with host 2 reaching PostgreSQL and "
+                             "Redis through bench/soak_relay.py, adding that round trip (e.g. 1 5)")
     args, rest = parser.parse_known_args()
     figures = []
-    for hosts in (1, 2):
-        path = OUTPUT / f"soak-hosts-{hosts}.json"
+    for hosts, rtt in ((1, None), (2, None), *((2, value) for value in args.relay_rtt_ms)):
+        path = OUTPUT / f"soak-hosts-{hosts}{'' if rtt is None else f'-rtt{rtt:g}'}.json"
         path.unlink(missing_ok=True)
         command = [sys.executable, str(REPO / "bench" / "soak.py"), *(["--short"] if args.short else []),
-                   "--hosts", str(hosts),
+                   "--hosts", str(hosts), *(["--relay-rtt-ms", str(rtt)] if rtt is not None else []),
                    "--workers", str(hosts * args.workers_per_host), "--figures", str(path), *rest]
         print(f"soak-hosts: {' '.join(command[1:])}", file=sys.stderr, flush=True)
         code = subprocess.run(command, cwd=REPO).returncode
