@@ -1,8 +1,8 @@
 """The soak on test hosts of its own: Linux network namespaces joined by a bridge, so that every connection of
 the workers crosses a network interface as it would between machines.
 
-    .venv/bin/python bench/soak.py --hosts 2 [--delay-ms 0.5] [soak options]   # one run, its checks
-    .venv/bin/python bench/soak_hosts.py [--write] [soak options]             # 1 host, then 2, compared
+    .venv/bin/python bench/soak.py --hosts 2 [--delay-ms 0.5 | --relay-rtt-ms 1] [soak options]  # one run
+    .venv/bin/python bench/soak_hosts.py [--write] [--relay-rtt-ms 1 5] [soak options]  # 1 host, 2, compared
 
 With --hosts N the soak's PostgreSQL and redis-server run in a namespace of their own (the database host,
 10.<a>.<b>.2 on a private /24) and listen only on that address; its Celery workers are spread over N
@@ -11,16 +11,20 @@ and the checks run in the root namespace behind the bridge's own address (.1), s
 and the broker through the bridge and a veth, never through loopback. Beat, the one scheduler, runs on the
 database host, so that killing a worker host takes only its workers. --delay-ms adds a one-way delay with
 `tc qdisc netem` on both ends of each worker host's link (a round trip worker -> database pays it twice), if the
-kernel has the netem qdisc. Besides the soak's own faults, every worker of the first host is killed (SIGKILL)
-while rounds settle, and the time until the other host has settled them all is measured.
+kernel has the netem qdisc; this project's test host has none (no sch_netem, no loadable modules), so
+--relay-rtt-ms puts the hosts but the first behind bench/soak_relay.py instead, a TCP relay in their namespace
+that adds half the round trip each way on their path to PostgreSQL and Redis. Besides the soak's own faults,
+every worker of the first host is killed (SIGKILL) while rounds settle, and the time until the other host has
+settled them all is measured.
 
 The namespaces, the bridge and the links are removed at the end, after a failure and on SIGTERM/SIGINT/SIGHUP
 too; leftovers of a run that was killed with SIGKILL are removed at the next start (their names carry the
 soak's PostgreSQL port). Run as root: creating namespaces needs CAP_NET_ADMIN.
 
 This file's main runs the short soak twice at the same load, once with every worker on one host and once with
-the same number of workers per host on two hosts, and prints (with --write: puts in docs/soak.md between
-markers) the figures side by side. No Django import here.
+the same number of workers per host on two hosts (then, with --relay-rtt-ms, once more on two hosts per round
+trip given), and prints (with --write: puts in docs/soak.md between markers) the figures side by side. No
+Django import here.
 """
 
 from __future__ import annotations
