@@ -325,6 +325,7 @@ def soak(args, cluster: PgCluster, redis: RedisServer, network: Network | None =
             "connections from": sources, "kills": chaos.kills, "child kills": chaos.child_kills,
             "recovery": {kind: [f["seconds"] for f in faults.done if f["kind"] == kind]
                          for kind in ("database", "broker", "host")},
+            "clock lead waited before a host fault": [f["clock lead"] for f in faults.done if f["kind"] == "host"],
         }, indent=1))
     if args.write:
         soak_md = REPO / "docs" / "soak.md"

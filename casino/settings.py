@@ -345,7 +345,9 @@ CELERY_BEAT_SCHEDULE = {
     # tables are voided. A round is re-queued at the first sweep after it has been settling for the services'
     # grace (5 s), so a dead worker's round waits the grace plus up to one period: every 5 s that was up to
     # 10 s, the whole recovery goal (the two-host soak, docs/soak.md); every 2 s, 7 s at most. Three indexed
-    # reads when there is nothing to do.
+    # reads when there is nothing to do. The price: a settlement still running after the grace (a round of
+    # some tens of thousands of players) gets a copy queued at each sweep, which waits on the round's lock and then finds
+    # it settled.
     "rounds-recovery": {"task": "rounds.tasks.rounds_recovery_sweep", "schedule": 2.0,
                         "options": {"expires": 5.0}},
     # Yesterday's (and recently reversed days') RTP totals for the dashboard and the RTP report.
