@@ -50,13 +50,13 @@ DECLARE
     v_spot bigint;
     v_spot_currency text;
     v_spot_confirmed boolean;
-    v_stakes jsonb := '{}';
-    v_refused boolean;
-    v_txn bigint;
+    v_stakes jsonb;
+    v_main_after bigint;
     v_account bigint;
-    v_balance bigint;
     v_wallet_bets bigint[];
+    v_bet_ids bigint[];
     v_result jsonb;
+    v_hold record;
 BEGIN
     BEGIN  -- a block with an exception handler: leaving it by 'fallback' undoes every row written in it
         INSERT INTO rounds_roundrequest (user_id, key, operation, fingerprint, round_id, result, created_at)
@@ -83,6 +83,7 @@ BEGIN
             INSERT INTO rounds_spot (round_id, player_id, seat, behind, currency, created_at, void_reason, status)
             VALUES (p_round_id, p_player_id, NULL, false, p_currency, p_now, '', 'waiting')
             RETURNING id INTO v_spot;
+            v_stakes := '{}';
         ELSE
             IF v_spot_currency <> p_currency OR (p_confirm_blocks AND v_spot_confirmed) THEN
                 RAISE EXCEPTION 'fallback' USING ERRCODE = 'RB001';
@@ -98,64 +99,63 @@ BEGIN
         IF 'main' = ANY(p_kinds) AND coalesce((v_stakes->>'golden_chip')::bigint, 0) > 0 THEN
             RAISE EXCEPTION 'fallback' USING ERRCODE = 'RB001';  -- a main bet is cash or Golden Chips
         END IF;
-        -- The limits with the stakes already on the spot, and the responsible-gambling state, in one statement.
-        SELECT coalesce((v_stakes->>'main')::bigint, 0) + coalesce((v_stakes->>'golden_chip')::bigint, 0)
-               + coalesce((v_stakes->>'bet_behind')::bigint, 0)
-               + coalesce((SELECT sum(a) FROM unnest(p_kinds, p_amounts) u(k, a) WHERE k = 'main'), 0) = 0
-            OR EXISTS (SELECT 1 FROM unnest(p_kinds, p_amounts, p_mins, p_maxs) u(k, a, lo, hi)
-                        WHERE coalesce((v_stakes->>k)::bigint, 0) + a NOT BETWEEN lo AND hi)
-            OR EXISTS (SELECT 1 FROM responsible_limitchange WHERE player_id = p_player_id)
-            OR EXISTS (SELECT 1 FROM responsible_exclusion WHERE player_id = p_player_id AND starts_at <= p_now
+        v_main_after := coalesce((v_stakes->>'main')::bigint, 0) + coalesce((v_stakes->>'golden_chip')::bigint, 0)
+                        + coalesce((v_stakes->>'bet_behind')::bigint, 0)
+                        + coalesce((SELECT sum(a) FROM unnest(p_kinds, p_amounts) u(k, a) WHERE k = 'main'), 0);
+        IF v_main_after = 0 OR EXISTS (
+            SELECT 1 FROM unnest(p_kinds, p_amounts, p_mins, p_maxs) u(k, a, lo, hi)
+             WHERE coalesce((v_stakes->>k)::bigint, 0) + a NOT BETWEEN lo AND hi
+        ) THEN
+            RAISE EXCEPTION 'fallback' USING ERRCODE = 'RB001';
+        END IF;
+
+        IF EXISTS (SELECT 1 FROM responsible_limitchange WHERE player_id = p_player_id)
+           OR EXISTS (SELECT 1 FROM responsible_exclusion WHERE player_id = p_player_id AND starts_at <= p_now
                         AND (ends_at IS NULL OR ends_at > p_now))
-            OR EXISTS (SELECT 1 FROM responsible_playersettings WHERE player_id = p_player_id
-                        AND coalesce(reality_check_minutes, 0) <> 0)
-          INTO v_refused;
-        IF v_refused THEN
+           OR EXISTS (SELECT 1 FROM responsible_playersettings WHERE player_id = p_player_id
+                        AND coalesce(reality_check_minutes, 0) <> 0) THEN
             RAISE EXCEPTION 'fallback' USING ERRCODE = 'RB001';
         END IF;
 
         -- The hold: the wallet's own function (wallet.sql HOLD_FUNCTION_SQL), as the wallet's bet_hold runs it,
-        -- with the wallet's key and the fingerprint bet_hold gives these bets (their meta names the spot).
-        SELECT h.o_transaction, h.o_account, h.o_balance, h.o_bets INTO v_txn, v_account, v_balance, v_wallet_bets
-          FROM wallet_bet_hold_one_account(
+        -- with the wallet's key and the fingerprint bet_hold gives these bets (their meta names the spot). An
+        -- assignment, not a SELECT: PL/pgSQL evaluates it without starting an executor.
+        v_hold := wallet_bet_hold_one_account(
                    p_wallet_key,
                    encode(sha256(convert_to(replace(p_wallet_fingerprint_text, '"spot":' || %(placeholder)s,
                                                     '"spot":' || v_spot), 'UTF8')), 'hex'),
                    p_written_at, p_game_number, NULL, p_wallet_meta, p_player_id, 'player_cash',
                    'house_bets_in_play', p_currency, p_amounts, p_kinds,
                    array_fill(p_game_number, ARRAY[cardinality(p_kinds)]),
-                   array_fill(jsonb_build_object('round', p_round_id, 'spot', v_spot), ARRAY[cardinality(p_kinds)])
-               ) h;
+                   array_fill(jsonb_build_object('round', p_round_id, 'spot', v_spot), ARRAY[cardinality(p_kinds)]));
+        v_account := v_hold.o_account;
+        v_wallet_bets := v_hold.o_bets;
         IF v_account IS NULL THEN
             -- No house account yet (the wallet's general path opens it), or the player's is short or missing
             -- (the wallet explains).
             RAISE EXCEPTION 'fallback' USING ERRCODE = 'RB001';
         END IF;
 
-        -- The round bets, the audit event and the request's result, in one statement. Identity values rise in
-        -- insertion order, so sorting the ids restores the order of the bets.
+        -- Identity values rise in insertion order, so sorting the ids restores the order of the bets.
         WITH b AS (
             INSERT INTO rounds_roundbet
                 (round_id, spot_id, kind, hand_index, amount, currency, funding, wallet_bet_id, created_at)
             SELECT p_round_id, v_spot, u.k, 0, u.a, p_currency, 'cash', u.w, p_now
               FROM unnest(p_kinds, p_amounts, v_wallet_bets) WITH ORDINALITY u(k, a, w, n)
              ORDER BY u.n
-            RETURNING id, wallet_bet_id
-        ), e AS (
-            INSERT INTO rounds_roundevent (round_id, at, kind, actor_kind, actor_id, payload)
-            SELECT p_round_id, p_now, 'bets_placed', 'player', p_player_id, jsonb_build_object(
-                'spot', jsonb_build_object('id', v_spot, 'player', p_player_id, 'seat', NULL, 'behind', false,
-                                           'currency', p_currency),
-                'bets', jsonb_agg(jsonb_build_object('id', b.id, 'kind', u.k, 'hand', 0, 'amount', u.a,
-                                                     'funding', 'cash', 'wallet_bet', u.w) ORDER BY u.n))
-              FROM unnest(p_kinds, p_amounts, v_wallet_bets) WITH ORDINALITY u(k, a, w, n)
-              JOIN b ON b.wallet_bet_id = u.w
-        ), r AS (
-            UPDATE rounds_roundrequest
-               SET result = jsonb_build_object('spot', v_spot, 'bets', (SELECT jsonb_agg(id ORDER BY id) FROM b))
-             WHERE id = v_request
-            RETURNING result
-        ) SELECT result INTO v_result FROM r;
+            RETURNING id
+        ) SELECT array_agg(id ORDER BY id) INTO v_bet_ids FROM b;
+
+        INSERT INTO rounds_roundevent (round_id, at, kind, actor_kind, actor_id, payload)
+        SELECT p_round_id, p_now, 'bets_placed', 'player', p_player_id, jsonb_build_object(
+            'spot', jsonb_build_object('id', v_spot, 'player', p_player_id, 'seat', NULL, 'behind', false,
+                                       'currency', p_currency),
+            'bets', jsonb_agg(jsonb_build_object('id', u.b, 'kind', u.k, 'hand', 0, 'amount', u.a,
+                                                 'funding', 'cash', 'wallet_bet', u.w) ORDER BY u.n))
+          FROM unnest(v_bet_ids, p_kinds, p_amounts, v_wallet_bets) WITH ORDINALITY u(b, k, a, w, n);
+
+        v_result := jsonb_build_object('spot', v_spot, 'bets', to_jsonb(v_bet_ids));
+        UPDATE rounds_roundrequest SET result = v_result WHERE id = v_request;
         RETURN v_result;
     EXCEPTION
         WHEN SQLSTATE 'RB001' OR unique_violation THEN
@@ -163,6 +163,7 @@ BEGIN
     END;
 END
 $fn$
+
 """.replace("%(placeholder)s", f"'{SPOT_PLACEHOLDER}'")
 
 DROP_SQL = "DROP FUNCTION IF EXISTS rounds_bet_place(bigint, text, timestamptz, integer, text, text, timestamptz, " \

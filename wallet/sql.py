@@ -238,10 +238,11 @@ class LedgerStatements:
 # A change here needs a wallet migration that replaces the function with a frozen copy of this text
 # (tests/wallet/test_hold_one_statement.py fails until the database runs it).
 #
-# It returns no row's values (all NULL) when the house's in-play account does not exist yet, having written
-# nothing; o_account NULL and o_bets empty when the player's account is missing or short, having written the
-# transaction row (the caller rolls back). PL/pgSQL rather than an SQL function: it keeps its plan for the
-# session, where PostgreSQL plans an SQL function's statement again on every call.
+# It returns all NULL when the house's in-play account does not exist yet, having written nothing; o_account NULL
+# and o_bets empty when the player's account is missing or short, having written the transaction row (the caller
+# rolls back). PL/pgSQL, one plain statement per row kind: it keeps its plans for the session (PostgreSQL 15
+# plans an SQL function's statements again on every call), and the statements cost less of the database's CPU
+# than the same work as one statement of data-modifying CTEs (docs/benchmarks.md).
 HOLD_FUNCTION_SQL = """
 CREATE OR REPLACE FUNCTION wallet_bet_hold_one_account(
     p_idempotency_key text, p_fingerprint text, p_created_at timestamptz, p_reference text, p_actor_id integer,
@@ -251,38 +252,36 @@ CREATE OR REPLACE FUNCTION wallet_bet_hold_one_account(
 ) LANGUAGE plpgsql AS $fn$
 DECLARE
     v_total bigint := (SELECT sum(a) FROM unnest(p_amounts) a);
+    v_house bigint;
 BEGIN
-    WITH h AS (
-        SELECT id FROM wallet_account WHERE player_id IS NULL AND kind = p_house_kind AND currency = p_currency
-    ), t AS (
-        INSERT INTO wallet_ledgertransaction
-            (kind, reference, actor_id, idempotency_key, fingerprint, reason, meta, created_at)
-        SELECT 'bet', p_reference, p_actor_id, p_idempotency_key, p_fingerprint, '', p_meta, p_created_at
-         WHERE EXISTS (SELECT 1 FROM h)
-        RETURNING id
-    ), u AS (
-        UPDATE wallet_account SET balance = balance - v_total
-         WHERE player_id = p_player_id AND kind = p_account_kind AND currency = p_currency AND balance >= v_total
-           AND EXISTS (SELECT 1 FROM t)
-        RETURNING id, balance
-    ), e AS (
-        INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
-        SELECT t.id, x.account_id, x.amount, x.balance_after, p_created_at
-          FROM t, (SELECT u.id AS account_id, -v_total AS amount, u.balance AS balance_after FROM u
-                   UNION ALL SELECT h.id, v_total, NULL::bigint FROM h, u) x
-         ORDER BY x.account_id
-    ), b AS (
+    SELECT id INTO v_house FROM wallet_account
+     WHERE player_id IS NULL AND kind = p_house_kind AND currency = p_currency;
+    IF v_house IS NULL THEN
+        RETURN;
+    END IF;
+    INSERT INTO wallet_ledgertransaction
+        (kind, reference, actor_id, idempotency_key, fingerprint, reason, meta, created_at)
+    VALUES ('bet', p_reference, p_actor_id, p_idempotency_key, p_fingerprint, '', p_meta, p_created_at)
+    RETURNING id INTO o_transaction;
+    UPDATE wallet_account SET balance = balance - v_total
+     WHERE player_id = p_player_id AND kind = p_account_kind AND currency = p_currency AND balance >= v_total
+    RETURNING id, balance INTO o_account, o_balance;
+    IF o_account IS NULL THEN
+        o_bets := '{}';
+        RETURN;
+    END IF;
+    INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
+    SELECT o_transaction, x.account_id, x.amount, x.balance_after, p_created_at
+      FROM (VALUES (o_account, -v_total, o_balance), (v_house, v_total, NULL::bigint))
+           AS x(account_id, amount, balance_after)
+     ORDER BY x.account_id;
+    WITH b AS (
         INSERT INTO wallet_bet (account_id, hold_transaction_id, amount, kind, reference, meta, created_at)
-        SELECT u.id, t.id, r.amount, r.kind, r.reference, r.meta, p_created_at
-          FROM t, u, unnest(p_amounts, p_kinds, p_references, p_metas) WITH ORDINALITY
-               AS r(amount, kind, reference, meta, n)
+        SELECT o_account, o_transaction, r.amount, r.kind, r.reference, r.meta, p_created_at
+          FROM unnest(p_amounts, p_kinds, p_references, p_metas) WITH ORDINALITY AS r(amount, kind, reference, meta, n)
          ORDER BY r.n
         RETURNING id
-    )
-    -- Identity values rise in insertion order, so sorting the ids restores the order of the bets.
-    SELECT t.id, u.id, u.balance, ARRAY(SELECT id FROM b ORDER BY id)
-      INTO o_transaction, o_account, o_balance, o_bets
-      FROM t LEFT JOIN u ON true;
+    ) SELECT array_agg(id ORDER BY id) INTO o_bets FROM b;
 END
 $fn$
 """
