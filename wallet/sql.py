@@ -286,11 +286,6 @@ END
 $fn$
 """
 
-HOLD_DROP_SQL = (
-    "DROP FUNCTION IF EXISTS wallet_bet_hold_one_account(text, text, timestamptz, text, integer, jsonb, integer, "
-    "text, text, text, bigint[], text[], text[], jsonb[])"
-)
-
 HOLD_CALL_SQL = (
     "SELECT o_transaction, o_account, o_balance, o_bets FROM wallet_bet_hold_one_account("
     "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::bigint[], %s::text[], %s::text[], %s::jsonb[])"
