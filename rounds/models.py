@@ -402,7 +402,9 @@ class RoundRequest(models.Model):
     Scoped to its user and operation, as the wallet scopes client keys (wallet.keys); the bets it holds carry a
     ledger key made from the same three, so no other user's request and no key of the system can meet it."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    # No index of its own: the unique (user, operation, key) below starts with the user and serves every look-up
+    # by user, and one index fewer is written with every bet.
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False)
     key = models.CharField(max_length=200)
     operation = models.CharField(max_length=32)
     fingerprint = models.CharField(max_length=64)

@@ -13,8 +13,9 @@ trip and, in autocommit, its own durable transaction):
    bet;
 4. the responsible-gambling state empty (responsible.checks.bet_allowed's common case: no limit, exclusion or
    reality check);
-5. the hold, as the wallet's `hold_one_account` statement writes it (wallet.sql): the transaction row with the
-   wallet's key and fingerprint, the balance taken only if it covers the stakes, both entries, the bets;
+5. the hold, by the wallet's own function `wallet_bet_hold_one_account` (wallet.sql HOLD_FUNCTION_SQL, which
+   bet_hold runs too): the transaction row with the wallet's key and fingerprint, the balance taken only if it
+   covers the stakes, both entries, the bets;
 6. the round bets, the `bets_placed` audit event and the request's result.
 
 It takes only the common case. Whatever the services would refuse, explain or treat specially (any check above
@@ -51,14 +52,11 @@ DECLARE
     v_spot_confirmed boolean;
     v_stakes jsonb;
     v_main_after bigint;
-    v_house bigint;
-    v_txn bigint;
     v_account bigint;
-    v_balance bigint;
-    v_total bigint := (SELECT sum(a) FROM unnest(p_amounts) a);
     v_wallet_bets bigint[];
     v_bet_ids bigint[];
     v_result jsonb;
+    v_hold record;
 BEGIN
     BEGIN  -- a block with an exception handler: leaving it by 'fallback' undoes every row written in it
         INSERT INTO rounds_roundrequest (user_id, key, operation, fingerprint, round_id, result, created_at)
@@ -119,38 +117,24 @@ BEGIN
             RAISE EXCEPTION 'fallback' USING ERRCODE = 'RB001';
         END IF;
 
-        -- The hold: wallet.sql LedgerStatements.hold_one_account, statement for statement.
-        SELECT id INTO v_house FROM wallet_account
-         WHERE player_id IS NULL AND kind = 'house_bets_in_play' AND currency = p_currency;
-        IF v_house IS NULL THEN
-            RAISE EXCEPTION 'fallback' USING ERRCODE = 'RB001';  -- the wallet's general path opens it
-        END IF;
-        INSERT INTO wallet_ledgertransaction
-            (kind, reference, actor_id, idempotency_key, fingerprint, reason, meta, created_at)
-        VALUES ('bet', p_game_number, NULL, p_wallet_key,
-                encode(sha256(convert_to(replace(p_wallet_fingerprint_text, '"spot":' || %(placeholder)s,
-                                                 '"spot":' || v_spot), 'UTF8')), 'hex'),
-                '', p_wallet_meta, p_written_at)
-        RETURNING id INTO v_txn;
-        UPDATE wallet_account SET balance = balance - v_total
-         WHERE player_id = p_player_id AND kind = 'player_cash' AND currency = p_currency AND balance >= v_total
-        RETURNING id, balance INTO v_account, v_balance;
+        -- The hold: the wallet's own function (wallet.sql HOLD_FUNCTION_SQL), as the wallet's bet_hold runs it,
+        -- with the wallet's key and the fingerprint bet_hold gives these bets (their meta names the spot). An
+        -- assignment, not a SELECT: PL/pgSQL evaluates it without starting an executor.
+        v_hold := wallet_bet_hold_one_account(
+                   p_wallet_key,
+                   encode(sha256(convert_to(replace(p_wallet_fingerprint_text, '"spot":' || %(placeholder)s,
+                                                    '"spot":' || v_spot), 'UTF8')), 'hex'),
+                   p_written_at, p_game_number, NULL, p_wallet_meta, p_player_id, 'player_cash',
+                   'house_bets_in_play', p_currency, p_amounts, p_kinds,
+                   array_fill(p_game_number, ARRAY[cardinality(p_kinds)]),
+                   array_fill(jsonb_build_object('round', p_round_id, 'spot', v_spot), ARRAY[cardinality(p_kinds)]));
+        v_account := v_hold.o_account;
+        v_wallet_bets := v_hold.o_bets;
         IF v_account IS NULL THEN
-            RAISE EXCEPTION 'fallback' USING ERRCODE = 'RB001';  -- short or no account: the wallet explains
+            -- No house account yet (the wallet's general path opens it), or the player's is short or missing
+            -- (the wallet explains).
+            RAISE EXCEPTION 'fallback' USING ERRCODE = 'RB001';
         END IF;
-        INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
-        SELECT v_txn, x.account_id, x.amount, x.balance_after, p_written_at
-          FROM (VALUES (v_account, -v_total, v_balance), (v_house, v_total, NULL::bigint))
-               AS x(account_id, amount, balance_after)
-         ORDER BY x.account_id;
-        WITH b AS (
-            INSERT INTO wallet_bet (account_id, hold_transaction_id, amount, kind, reference, meta, created_at)
-            SELECT v_account, v_txn, u.a, u.k, p_game_number,
-                   jsonb_build_object('round', p_round_id, 'spot', v_spot), p_written_at
-              FROM unnest(p_kinds, p_amounts) WITH ORDINALITY u(k, a, n)
-             ORDER BY u.n
-            RETURNING id
-        ) SELECT array_agg(id ORDER BY id) INTO v_wallet_bets FROM b;
 
         -- Identity values rise in insertion order, so sorting the ids restores the order of the bets.
         WITH b AS (
@@ -179,6 +163,7 @@ BEGIN
     END;
 END
 $fn$
+
 """.replace("%(placeholder)s", f"'{SPOT_PLACEHOLDER}'")
 
 DROP_SQL = "DROP FUNCTION IF EXISTS rounds_bet_place(bigint, text, timestamptz, integer, text, text, timestamptz, " \

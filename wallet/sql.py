@@ -212,53 +212,81 @@ class LedgerStatements:
     def hold_one_account(self, *, idempotency_key: str, fingerprint: str, created_at, reference: str,
                          actor_id: int | None, meta: dict, player_id: int, account_kind: str, house_kind: str,
                          currency: str, bets: Sequence[tuple]) -> tuple | None:
-        """A hold whose stakes all leave one player account, in one statement (PostgreSQL): the transaction
-        row, the balance taken only if it covers the total (the UPDATE waits for the row lock and checks the
-        balance it then sees), both entries and the bets. `bets`: (amount, kind, reference, meta).
+        """A hold whose stakes all leave one player account, in one statement (PostgreSQL): the database
+        function `wallet_bet_hold_one_account` (HOLD_FUNCTION_SQL) writes the transaction row, takes the balance
+        only if it covers the total (its UPDATE waits for the row lock and checks the balance it then sees), and
+        writes both entries and the bets. `bets`: (amount, kind, reference, meta).
 
         Returns (transaction id, account id, new balance, bet ids), or (transaction id, None, None, []) when
         nothing was taken (no such account, or not enough on it: the caller explains and rolls back), or
         None if the house's in-play account does not exist yet (nothing was written; the general path
         opens it).
         """
-        total = sum(bet[0] for bet in bets)
-        when = self._datetime(created_at)
-        columns = list(zip(*[(amount, kind, ref, json.dumps(bet_meta)) for amount, kind, ref, bet_meta in bets],
-                           strict=True))
-        bet_params = [pg_array(column) for column in columns]
-        self._execute(
-            """
-            WITH h AS (
-                SELECT id FROM wallet_account WHERE player_id IS NULL AND kind = %s AND currency = %s
-            ), t AS (
-                INSERT INTO wallet_ledgertransaction
-                    (kind, reference, actor_id, idempotency_key, fingerprint, reason, meta, created_at)
-                SELECT 'bet', %s, %s, %s, %s, '', %s, %s WHERE EXISTS (SELECT 1 FROM h)
-                RETURNING id
-            ), u AS (
-                UPDATE wallet_account SET balance = balance - %s
-                 WHERE player_id = %s AND kind = %s AND currency = %s AND balance >= %s AND EXISTS (SELECT 1 FROM t)
-                RETURNING id, balance
-            ), e AS (
-                INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
-                SELECT t.id, x.account_id, x.amount, x.balance_after, %s
-                  FROM t, (SELECT u.id AS account_id, -%s::bigint AS amount, u.balance AS balance_after FROM u
-                           UNION ALL SELECT h.id, %s::bigint, NULL::bigint FROM h, u) x
-                 ORDER BY x.account_id
-            ), b AS (
-                INSERT INTO wallet_bet (account_id, hold_transaction_id, amount, kind, reference, meta, created_at)
-                SELECT u.id, t.id, r.c0, r.c1, r.c2, r.c3::jsonb, %s
-                  FROM t, u, unnest(%s::bigint[], %s::text[], %s::text[], %s::text[]) WITH ORDINALITY
-                       AS r(c0, c1, c2, c3, n)
-                 ORDER BY r.n
-                RETURNING id
-            )
-            SELECT t.id, u.id, u.balance, ARRAY(SELECT id FROM b ORDER BY id) FROM t LEFT JOIN u ON true
-            """,
-            [house_kind, currency, reference, actor_id, idempotency_key, fingerprint,
-             self._meta.get_db_prep_value(meta, self.connection), when,
-             total, player_id, account_kind, currency, total,
-             when, total, total, when, *bet_params],
-        )
+        amounts, kinds, references, metas = zip(
+            *[(amount, kind, ref, json.dumps(bet_meta)) for amount, kind, ref, bet_meta in bets], strict=True)
+        self._execute(HOLD_CALL_SQL, [
+            idempotency_key, fingerprint, self._datetime(created_at), reference, actor_id,
+            self._meta.get_db_prep_value(meta, self.connection), player_id, account_kind, house_kind, currency,
+            pg_array(amounts), pg_array(kinds), pg_array(references), pg_array(metas),
+        ])
         row = self.cursor.fetchone()
-        return None if row is None else (row[0], row[1], row[2], list(row[3]))
+        return None if row is None or row[0] is None else (row[0], row[1], row[2], list(row[3]))
+
+
+# The one-account hold as a database function, so that the wallet's service (hold_one_account above) and the
+# bet placement's own function (rounds.placement_sql) run the same statement: one owner of the hold's rows.
+# A change here needs a wallet migration that replaces the function with a frozen copy of this text
+# (tests/wallet/test_hold_one_statement.py fails until the database runs it).
+#
+# It returns all NULL when the house's in-play account does not exist yet, having written nothing; o_account NULL
+# and o_bets empty when the player's account is missing or short, having written the transaction row (the caller
+# rolls back). PL/pgSQL, one plain statement per row kind: it keeps its plans for the session (PostgreSQL 15
+# plans an SQL function's statements again on every call), and the statements cost less of the database's CPU
+# than the same work as one statement of data-modifying CTEs (docs/benchmarks.md).
+HOLD_FUNCTION_SQL = """
+CREATE OR REPLACE FUNCTION wallet_bet_hold_one_account(
+    p_idempotency_key text, p_fingerprint text, p_created_at timestamptz, p_reference text, p_actor_id integer,
+    p_meta jsonb, p_player_id integer, p_account_kind text, p_house_kind text, p_currency text,
+    p_amounts bigint[], p_kinds text[], p_references text[], p_metas jsonb[],
+    OUT o_transaction bigint, OUT o_account bigint, OUT o_balance bigint, OUT o_bets bigint[]
+) LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_total bigint := (SELECT sum(a) FROM unnest(p_amounts) a);
+    v_house bigint;
+BEGIN
+    SELECT id INTO v_house FROM wallet_account
+     WHERE player_id IS NULL AND kind = p_house_kind AND currency = p_currency;
+    IF v_house IS NULL THEN
+        RETURN;
+    END IF;
+    INSERT INTO wallet_ledgertransaction
+        (kind, reference, actor_id, idempotency_key, fingerprint, reason, meta, created_at)
+    VALUES ('bet', p_reference, p_actor_id, p_idempotency_key, p_fingerprint, '', p_meta, p_created_at)
+    RETURNING id INTO o_transaction;
+    UPDATE wallet_account SET balance = balance - v_total
+     WHERE player_id = p_player_id AND kind = p_account_kind AND currency = p_currency AND balance >= v_total
+    RETURNING id, balance INTO o_account, o_balance;
+    IF o_account IS NULL THEN
+        o_bets := '{}';
+        RETURN;
+    END IF;
+    INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
+    SELECT o_transaction, x.account_id, x.amount, x.balance_after, p_created_at
+      FROM (VALUES (o_account, -v_total, o_balance), (v_house, v_total, NULL::bigint))
+           AS x(account_id, amount, balance_after)
+     ORDER BY x.account_id;
+    WITH b AS (
+        INSERT INTO wallet_bet (account_id, hold_transaction_id, amount, kind, reference, meta, created_at)
+        SELECT o_account, o_transaction, r.amount, r.kind, r.reference, r.meta, p_created_at
+          FROM unnest(p_amounts, p_kinds, p_references, p_metas) WITH ORDINALITY AS r(amount, kind, reference, meta, n)
+         ORDER BY r.n
+        RETURNING id
+    ) SELECT array_agg(id ORDER BY id) INTO o_bets FROM b;
+END
+$fn$
+"""
+
+HOLD_CALL_SQL = (
+    "SELECT o_transaction, o_account, o_balance, o_bets FROM wallet_bet_hold_one_account("
+    "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::bigint[], %s::text[], %s::text[], %s::jsonb[])"
+)

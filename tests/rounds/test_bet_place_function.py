@@ -2,7 +2,7 @@
 leaves to that path everything it does not take (so every refusal is still the services' own)."""
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from rounds import errors
@@ -15,7 +15,9 @@ from wallet import errors as wallet_errors
 from wallet.audit import ledger_audit_run
 from wallet.keys import CLIENT_PREFIX
 from wallet.models import Bet, LedgerTransaction
+from wallet.services import BetHoldSpec, bet_hold
 from wallet.services.ledger import _fingerprint
+from wallet.sql import HOLD_FUNCTION_SQL
 
 pytestmark = pytest.mark.django_db
 
@@ -132,3 +134,23 @@ def test_the_database_runs_the_function_text_of_rounds_placement_sql():
     assert source.strip() in FUNCTION_SQL, (
         "the database's rounds_bet_place is not rounds.placement_sql.FUNCTION_SQL: write a new migration that "
         "replaces the function (CREATE OR REPLACE with a frozen copy of the module's text)")
+
+
+def test_both_holds_go_through_the_wallets_one_function(play, free_bet_table, funded):
+    # One owner of the hold's rows: the placement's function writes no wallet row of its own...
+    assert "INSERT INTO wallet_" not in FUNCTION_SQL and "UPDATE wallet_" not in FUNCTION_SQL
+    r = play(free_bet_table)
+    r.bet(funded(), {"main": 1000})  # the round's config memoised, the house's EUR in-play account open
+    player = funded()
+    # ...and, with the wallet's function made to refuse every call (rolled back with the test), neither the
+    # wallet's bet_hold nor the placement's function holds anything without it.
+    head, _, rest = HOLD_FUNCTION_SQL.partition("$fn$")
+    refusing = head + "$fn$ BEGIN RAISE EXCEPTION 'the shared hold ran' USING ERRCODE = 'RB999'; END $fn$"
+    with connection.cursor() as cursor:
+        cursor.execute(refusing)
+    with pytest.raises(Exception, match="the shared hold ran"), transaction.atomic():
+        bet_hold(player=player, holds=[BetHoldSpec(1000, "EUR")], idempotency_key=new_key(), durable=False)
+    with pytest.raises(Exception, match="the shared hold ran"), transaction.atomic():
+        placement.bet_place_one_statement(round_id=r.id, player=player, currency="EUR", bets={"main": 1000},
+                                          idempotency_key=new_key(), now=timezone.now())
+    assert cash(player) == 1_000_00

@@ -71,3 +71,16 @@ def test_a_repeated_hold_is_replayed_and_moves_nothing(roles):
     again = services.bet_hold(player=player, holds=[BetHoldSpec(10_00, "EUR")], idempotency_key="same")
     assert [b.pk for b in again] == [b.pk for b in first]
     assert selectors.player_balance(player=player, currency="EUR") == 40_00
+
+
+def test_the_database_runs_the_hold_function_text_of_wallet_sql():
+    from wallet.sql import HOLD_FUNCTION_SQL
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'wallet_bet_hold_one_account'")
+        [(source,)] = cursor.fetchall()
+    # The migrations freeze the text they ran; the module is what the code calls. They differ when the module
+    # changed without a migration running the new text.
+    assert source.strip() in HOLD_FUNCTION_SQL, (
+        "the database's wallet_bet_hold_one_account is not wallet.sql.HOLD_FUNCTION_SQL: write a new migration "
+        "that replaces the function (CREATE OR REPLACE with a frozen copy of the module's text)")
