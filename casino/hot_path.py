@@ -4,10 +4,11 @@ Every bet went through all of settings.MIDDLEWARE, and most of them have nothing
 flash messages, htmx, the play-page exclusion redirect, the sign-in rate limit and the sign-in lockout page.
 `Application` (casino.wsgi) sends a request that Django's own URL resolver maps to `BetsApi` to a second
 Django handler whose chain is settings.MIDDLEWARE without exactly those (SKIPPED, each with why it does nothing
-for a bet); every other request keeps the full chain. The view is the same DRF view, so authentication, CSRF,
-the PLAYER permission, the rate limits, the presence gate, idempotency, the error bodies and the OpenAPI schema
-are the ones every other endpoint has. A middleware added to settings later is in the bet chain too unless it
-is added to SKIPPED, with its reason.
+for a bet); every other request keeps the full chain. A middleware added to settings later is in the bet chain
+too unless it is added to SKIPPED, with its reason. The bet chain's view is rounds.api.bets_lean.bets_place: a
+bet that passes every step is placed without DRF's request and response objects, through the same owners
+(authentication, CSRF, the PLAYER permission, the rate limits, the presence gate, idempotency); everything
+else it hands to the DRF view itself, which also keeps the URL and the OpenAPI schema.
 
 What the bet chain keeps, in settings' order: the security, frame and CSP headers, the request guard
 (casino.request_guard), the session and its age (accounts.middleware.SessionAgeMiddleware), CommonMiddleware
@@ -50,7 +51,15 @@ def bet_middleware() -> list[str]:
 
 
 class BetHandler(WSGIHandler):
-    """Django's WSGI handler with the bet chain; the URL was resolved once already, by Application."""
+    """Django's WSGI handler with the bet chain and BetsApi's plain view (rounds.api.bets_lean); the URL was
+    resolved once already, by Application."""
+
+    def __init__(self):
+        from rounds.api.bets_lean import bets_place
+        from rounds.api.client import BetsApi
+
+        self.view_class, self.view = BetsApi, bets_place
+        super().__init__()
 
     def load_middleware(self, is_async=False):
         # BaseHandler reads settings.MIDDLEWARE; it is swapped only for this call, at start-up, before any
@@ -65,7 +74,9 @@ class BetHandler(WSGIHandler):
     def resolve_request(self, request):
         match = request.environ.get(MATCH_KEY)
         if match is None or hasattr(request, "urlconf"):
-            return super().resolve_request(request)
+            match = super().resolve_request(request)
+        if getattr(match.func, "view_class", None) is self.view_class:
+            match.func = self.view
         request.resolver_match = match
         return match
 
@@ -80,11 +91,9 @@ class Application:
     """casino.wsgi.application: the bet path's requests to `bet`, all others to `full`."""
 
     def __init__(self, full: WSGIHandler):
-        from rounds.api.client import BetsApi
-
         self.full = full
         self.bet = BetHandler()
-        self.view_class = BetsApi
+        self.view_class = self.bet.view_class
 
     def bet_match(self, environ):
         """Django's own resolution of this request's path, when it is the bet view's."""
