@@ -299,3 +299,28 @@ def test_a_new_middleware_runs_on_the_bet_chain_unless_skipped_with_a_reason():
     assert set(hot_path.SKIPPED) <= set(settings.MIDDLEWARE)
     assert all(reason for reason in hot_path.SKIPPED.values())
 
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_session_read_replaces_a_dead_connection_so_the_bet_path_needs_no_health_check():
+    from importlib import import_module
+
+    from django.db import connection
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore()
+    store["seen"] = 1
+    store.create()
+    connection.ensure_connection()
+    pid = connection.connection.info.backend_pid
+    other = connection.get_new_connection(connection.get_connection_params())
+    try:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+        for _ in range(100):  # until the server has closed it
+            if not other.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone():
+                break
+            time.sleep(0.05)
+    finally:
+        other.close()
+    connection.health_check_done = True  # as casino.hot_path leaves it: no SELECT 1 before the read
+    assert type(store)(session_key=store.session_key).load() == {"seen": 1}
+    assert connection.connection.info.backend_pid != pid
