@@ -56,7 +56,8 @@ def _redis_client(backend: RedisCache):
 
 # Every key of one request counted in one script run: a pipeline of three commands a key cost the bet path more
 # Python (packing six commands, parsing six replies) than the round trip. EXPIRE NX: only the window's first
-# request starts its clock. Redis runs a script atomically, as it ran the pipeline's commands one after another.
+# request starts its clock. Redis runs the script atomically; the pipeline's commands could interleave with
+# another request's, with the same counts.
 _COUNT_SCRIPT = """
 local out = {}
 for i, key in ipairs(KEYS) do
