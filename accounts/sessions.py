@@ -11,6 +11,10 @@ request's authentication then costs no statement of its own. Nothing is cached b
 their permissions and the session itself are read fresh on every request, so a revoked session, a deactivated
 user or a removed permission counts from the next request, as before. The decoded session must still name the
 user read with it, or that read is dropped.
+
+The session read is a request's first statement, and a plain read: when it finds its persistent connection
+dead (the database restarted since the last request), it runs once more on a new connection. That is what
+lets the bet path do without Django's `SELECT 1` health check (casino.hot_path).
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ from threading import Lock
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends import db
 from django.core.signals import request_finished
-from django.db import connections, router
+from django.db import InterfaceError, OperationalError, connections, router
 from django.utils import timezone
+
+from casino.retry import is_transient
 
 OWNERS_SIZE = 20_000
 
@@ -64,6 +70,22 @@ def _request_done(**kwargs) -> None:
 request_finished.connect(_request_done, dispatch_uid="accounts.sessions.request_done")
 
 
+def _read(connection, sql: str, params: list) -> list:
+    """The statement's rows; run again once on a new connection when the connection failed under it outside a
+    transaction (nothing is written, so nothing can happen twice)."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    except (InterfaceError, OperationalError) as error:
+        if connection.in_atomic_block or not is_transient(error):
+            raise
+    connection.close()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
 class SessionStore(db.SessionStore):
     def load(self):
         session_user.set(None)
@@ -73,16 +95,14 @@ class SessionStore(db.SessionStore):
         table = model._meta.db_table
         now = connection.ops.adapt_datetimefield_value(timezone.now())
         owner = _owner(self.session_key) if self.session_key and connection.vendor == "postgresql" else None
-        with connection.cursor() as cursor:
-            if owner is None:
-                cursor.execute(f"SELECT session_data FROM {table} WHERE session_key = %s AND expire_date > %s",
-                               [self.session_key, now])
-            else:
-                from accounts.backends import user_sql
+        if owner is None:
+            rows = _read(connection, f"SELECT session_data FROM {table} WHERE session_key = %s AND expire_date > %s",
+                         [self.session_key, now])
+        else:
+            from accounts.backends import user_sql
 
-                cursor.execute(f"SELECT s.session_data, x.* FROM {table} s LEFT JOIN ({user_sql()}) x ON true "
-                               "WHERE s.session_key = %s AND s.expire_date > %s", [owner, self.session_key, now])
-            rows = cursor.fetchall()
+            rows = _read(connection, f"SELECT s.session_data, x.* FROM {table} s LEFT JOIN ({user_sql()}) x ON true "
+                         "WHERE s.session_key = %s AND s.expire_date > %s", [owner, self.session_key, now])
         if not rows:
             self._session_key = None
             return {}

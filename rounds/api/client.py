@@ -83,6 +83,19 @@ class RoundApi(APIView):
         return state_response(request, round)
 
 
+def bets_placed(request, data, game_number: str) -> dict:
+    # The busiest request of all: its body, round lookup, play gate and response without the general
+    # machinery (bet_place_data, round_id_where_present, bet_result_data), with the same answers.
+    body = bet_place_data(data)
+    round_id = round_id_where_present(request, game_number)
+    if round_id is None:
+        raise Http404
+    result = services.bets_place(round_id=round_id, player=request.user,
+                                 currency=body["currency"], bets=dict(body["bets"]), seat=body["seat"],
+                                 behind=body["behind"], idempotency_key=idempotency_key(request))
+    return bet_result_data(result)
+
+
 class BetsApi(APIView):
     permission_classes = [PLAYER]
     throttle_classes = [BetRateThrottle]
@@ -91,16 +104,7 @@ class BetsApi(APIView):
                    parameters=[IDEMPOTENCY_HEADER], responses={201: BetResultSerializer, **ERRORS})
     @retried_on_contention
     def post(self, request, game_number: str):
-        # The busiest request of all: its body, round lookup, play gate and response without the general
-        # machinery (bet_place_data, round_id_where_present, bet_result_data), with the same answers.
-        data = bet_place_data(request.data)
-        round_id = round_id_where_present(request, game_number)
-        if round_id is None:
-            raise Http404
-        result = services.bets_place(round_id=round_id, player=request.user,
-                                     currency=data["currency"], bets=dict(data["bets"]), seat=data["seat"],
-                                     behind=data["behind"], idempotency_key=idempotency_key(request))
-        return Response(bet_result_data(result), status=status.HTTP_201_CREATED)
+        return Response(bets_placed(request, request.data, game_number), status=status.HTTP_201_CREATED)
 
 
 class BetsRepeatApi(APIView):

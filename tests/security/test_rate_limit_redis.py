@@ -1,4 +1,4 @@
-"""With Redis as the cache (as in production), a rate-limited request is counted in one pipelined round trip,
+"""With Redis as the cache (as in production), a rate-limited request is counted in one script call (one round trip),
 and its windows behave as the cache API's do."""
 
 import uuid
@@ -21,7 +21,7 @@ def key():
     cache.delete(ratelimit.window_key(name, 60))
 
 
-def test_with_redis_the_counts_go_through_one_pipeline_and_refuse_past_the_limit(key, monkeypatch):
+def test_with_redis_the_counts_go_through_one_script_call_and_refuse_past_the_limit(key, monkeypatch):
     monkeypatch.setattr(ratelimit, "_count_cache", lambda keys: pytest.fail("counted through the cache API"))
     verdicts = [ratelimit.hits_count(limits=[(key, (2, 60))]) for _ in range(3)]
     assert [v.allowed for v in verdicts] == [True, True, False]
