@@ -56,43 +56,24 @@ os.environ.update(ENV)
 GOAL_SECONDS = 1.0  # on a host as fast as the issue's; a slower host is judged by the COPY ratio
 GOAL_COPY_RATIO = 0.10
 COPY_CPU: list[float] = []  # PostgreSQL CPU of the bare COPY reference
-SIDE_BETS = ("any_pair", "21+3", "hot3")
 
 
-def round_build(*, players: int, seed: int, threads: int) -> dict:
-    """Play the round up to the dealer's complete hand; the studio's next call would be dealer_complete."""
-    from collections import Counter
+def round_build(*, players: int, seed: int, threads: int, scale_from: int | None) -> dict:
+    """Play the round up to the dealer's complete hand; the studio's next call would be dealer_complete. With
+    scale_from, the simulator plays that many players and bench.settle_template.round_scale adds copies of
+    their spots up to `players` (the 100,000-player round: hours of play otherwise)."""
+    from django.contrib.auth import get_user_model
 
-    from rounds.models import Round, RoundBet
-    from rounds.simulator.run import SimulationConfig, simulation_prepare, table_sims
+    from bench.settle_template import round_counts, round_play, round_scale
 
-    config = SimulationConfig(
-        tables=1, players=players, rounds=1, seed=seed, prefix="BS", settle="worker", player_threads=threads,
-        disconnect_rate=0.0, late_disconnect_rate=0.0, malfunction_rate=0.0, pause_rate=0.0,
-        habit_overrides={"plays": 1.0, "side_bets": 1.0, "repeat": 0.0, "double_bets": 0.0, "afk": 0.01},
-        table_timers={"betting_seconds": 120, "decision_seconds": 60},
-    )
-    started = time.perf_counter()
-    transport, studio, tables, sim_players = simulation_prepare(config)
-    prepared = time.perf_counter() - started
-    stats: Counter = Counter()
-    [sim] = table_sims(config, transport=transport, studio=studio, tables=tables, players=sim_players, stats=stats)
-    sim.shoe_new()
-    started = time.perf_counter()
-    play = sim.play_round(0, until="dealer_complete")
-    played = time.perf_counter() - started
-    round = Round.objects.get(pk=play.ref.id)
-    if round.state != "dealer":
-        raise SystemExit(f"round {round.game_number} ended {round.state} before the dealer's turn (a peeked "
-                         "dealer blackjack?): try another --seed")
-    # The bets the settlement resolves: not those given back at the close, nor those of spots voided before.
-    bets = RoundBet.objects.filter(round=round, returned__isnull=True, spot__voided_at__isnull=True)
-    return {
-        "round_id": round.pk, "game_number": round.game_number, "prepare_seconds": prepared,
-        "play_seconds": played, "spots": round.spots.filter(voided_at__isnull=True).count(),
-        "bets": bets.count(), "side_bets": bets.filter(kind__in=SIDE_BETS).count(),
-        "decisions": round.decisions.count(), "stats": dict(stats), "studio_id": studio.pk,
-    }
+    info = round_play(players=scale_from or players, seed=seed, threads=threads)
+    if scale_from and players > info["spots"]:
+        started = time.perf_counter()
+        studio = get_user_model().objects.get(pk=info["studio_id"])
+        added = round_scale(round_id=info["round_id"], players=players, studio=studio, threads=threads)
+        info |= round_counts(info["round_id"]) | {
+            "scale_seconds": time.perf_counter() - started, "played_spots": info["spots"], "copies": added}
+    return info
 
 
 def copy_reference(rows: int) -> float:
@@ -128,7 +109,10 @@ def copy_ledger_reference(round_id: int) -> dict:
     # The bets the settlement resolves: not those given back at the close or refunded with a voided spot.
     bet_ids = sorted(RoundBet.objects.filter(round_id=round_id, returned__isnull=True,
                                              spot__voided_at__isnull=True).values_list("wallet_bet_id", flat=True))
-    accounts = sorted(set(Bet.objects.filter(id__in=bet_ids).values_list("account_id", flat=True)))
+    # A subquery, not the ids: a 100,000-player round has 400,000 bets, past a statement's 65,535 parameters.
+    accounts = sorted(set(Bet.objects.filter(round_bet__round_id=round_id, round_bet__returned__isnull=True,
+                                             round_bet__spot__voided_at__isnull=True)
+                          .values_list("account_id", flat=True)))
     house = Account.objects.filter(player__isnull=True, kind="house_bets_in_play").values_list("id", flat=True)[0]
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
@@ -256,6 +240,10 @@ def report(info: dict, result: dict, check: dict, copy_seconds: float, version: 
     guarded_rate = guarded["rows"] / guarded["seconds"]
     cpu = result["worker_cpu"] + result["backend_cpu"]
     per_position = 1e6 / info["spots"]
+    scaled = (f" The simulator played {info['played_spots']:,} of the players; `bench/settle_template.py` added "
+              f"{info['spots'] - info['played_spots']:,} copies of their spots (funded through the wallet's "
+              f"services, bets held through `bet_hold_many`, decisions and audit trail copied) in "
+              f"{info['scale_seconds']:.0f} s.") if "scale_seconds" in info else ""
     reused = (" (in an earlier run: this run started from the copy kept just before `dealer_complete`, migrated "
               "to the current schema; the settlement and every reference are of this run)") if info.get("reused") else ""
     return f"""Measured by `bench/settle_bench.py` on {machine()}, {version}; the worker, PostgreSQL and the
@@ -275,7 +263,7 @@ benchmark ran on this one machine.
 - The round ({info['game_number']}) was played by the table simulator through the services: {info['spots']:,}
   players each placed a main bet and the three side bets ({info['side_bets']:,} side bets), and took
   {info['decisions']:,} decisions ({styles}; {timeouts} decision timers run out). Set-up: players and wallets
-  {info['prepare_seconds']:.0f} s, the round up to the dealer {info['play_seconds']:.0f} s{reused}.
+  {info['prepare_seconds']:.0f} s, the round up to the dealer {info['play_seconds']:.0f} s{reused}.{scaled}
 - The worker is a real `celery -A casino worker --pool solo` process on a fresh Redis queue, warmed up by settling
   two small rounds at another table first (as a running worker is); the clock starts when
   Celery publishes round_settle (inside dealer_complete's commit) and stops when the task's answer arrives
@@ -289,6 +277,8 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=6, help="threads acting for the players during set-up")
+    parser.add_argument("--scale-from", type=int, help="play this many players through the simulator and copy "
+                        "their spots up to --players (bench/settle_template.py)")
     parser.add_argument("--quick", action="store_true", help="1,000 players, for a smoke run")
     parser.add_argument("--save-template", help="keep a copy of the database just before dealer_complete")
     parser.add_argument("--from-template", help="start from such a copy instead of playing the round")
@@ -329,9 +319,10 @@ def main() -> int:
     else:
         call_command("migrate", verbosity=0)
         progress(f"settle bench: playing one round with {args.players:,} players up to the dealer ...")
-        info = round_build(players=args.players, seed=args.seed, threads=args.threads)
+        info = round_build(players=args.players, seed=args.seed, threads=args.threads, scale_from=args.scale_from)
         progress(f"  {info['spots']:,} players, {info['bets']:,} bets, {info['decisions']:,} decisions "
-                 f"({info['prepare_seconds']:.0f} s + {info['play_seconds']:.0f} s)")
+                 f"({info['prepare_seconds']:.0f} s + {info['play_seconds']:.0f} s"
+                 + (f" + {info['scale_seconds']:.0f} s copying" if "scale_seconds" in info else "") + ")")
         if args.save_template:
             import json
 

@@ -408,12 +408,12 @@ def bet_returns(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[i
     return returns
 
 
-def settlement_summary(record: RoundRecord, results: dict[int, PlayerResult],
-                       returns: dict[int, tuple[int, int]] | None = None) -> dict[str, Any]:
-    """What the round stores (and audits) as its settlement: script results per spot, and returns per bet
-    (`returns`: bet_returns of the same record and results, if the caller has it already)."""
-    if returns is None:
-        returns = bet_returns(record, results)
+def settlement_summary(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[str, Any]:
+    """What the round stores (and audits) as its settlement: the dealer's hand and the script result and net
+    per spot. Not the returns per bet: those are the ledger's bet resolutions, written in the same transaction
+    and append-only, and the replay (rounds.selectors.replay) checks each one against the audit trail. They were
+    a third of a 10,000-player round's settlement JSON, encoded, stored and copied into the audit event
+    (docs/benchmarks.md)."""
     spots = {}
     # One script per engine result: players the engine grouped share it (the summary is encoded, not edited).
     scripts: dict[int, tuple[dict[str, Any], int]] = {}
@@ -438,7 +438,6 @@ def settlement_summary(record: RoundRecord, results: dict[int, PlayerResult],
     return {
         "dealer": {"cards": [str(card) for card in dealer], "total": hand_total(dealer) if dealer else 0},
         "spots": spots,
-        "bets": {str(bet_id): list(value) for bet_id, value in sorted(returns.items())},
     }
 
 

@@ -79,7 +79,7 @@ def round_settle(*, round_id: int) -> bool:
             _void(round, kind=VoidKind.MALFUNCTION, reason=f"Malfunction: {error}", actor=None, now=now)
             return False
         returns = bet_returns(record, results)
-        summary = settlement_summary(record, results, returns)
+        summary = settlement_summary(record, results)
         from wallet.services import BetResolutionSpec
 
         resolutions = [

@@ -87,7 +87,7 @@ def test_the_betting_timer_closes_betting_through_the_sweep_and_a_round_without_
     assert services.rounds_timers_sweep(now=r.round.deadline) == [r.id]
     assert r.refresh().state == RoundState.SETTLING
     assert services.round_settle(round_id=r.id) is True
-    assert r.refresh().state == RoundState.SETTLED and r.round.settlement["bets"] == {}
+    assert r.refresh().state == RoundState.SETTLED and r.round.settlement["spots"] == {}
 
 
 def test_a_paused_table_freezes_its_round_and_resuming_restarts_the_timer(play, free_bet_table, funded, operator):

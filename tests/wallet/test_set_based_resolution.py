@@ -137,3 +137,33 @@ def test_two_staged_resolutions_in_one_transaction_each_stage_their_own_rows(pat
     assert first.resolutions.count() == second.resolutions.count() == 2
     assert selectors.player_balance(player=player, currency="EUR") == 60_00 + 40_00 + 20_00
     assert not Entry.objects.filter(transaction=first, account__kind=AccountKind.PLAYER_GOLDEN_CHIPS).exists()
+
+
+def test_the_accounts_to_lock_are_chosen_by_a_join_whatever_the_memory(operator):
+    """The accounts were once chosen by two INs joined by OR: each stayed a subplan, run once per account when
+    its hash did not fit in work_mem, which made a 100,000-player settlement quadratic (docs/benchmarks.md).
+    One IN over a UNION is a join at any work_mem: no subplan in the statement's plan even at 64 kB."""
+    from django.db import connection
+
+    from wallet.sql import LedgerStatements
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the set-based resolution runs on PostgreSQL")
+    _players, bets_and_returns = _table(operator)
+    rows = [(bet.pk, cash, chips) for bet, (cash, chips) in bets_and_returns]
+    plans = []
+    with transaction.atomic(), LedgerStatements() as db:
+        db.cursor.execute("SET LOCAL work_mem = '64kB'")
+        resolution = resolution_sql.SetBasedResolution(db, rows)
+        execute = db.cursor.execute
+
+        def explain(sql, params=None):
+            execute("EXPLAIN " + sql, params)
+            plans.append("\n".join(row[0] for row in db.cursor.fetchall()))
+
+        db.cursor.execute = explain
+        resolution.check_and_lock()
+        db.cursor.execute = execute
+        resolution.close()
+    assert len(plans) == 1 and "LockRows" in plans[0]
+    assert "SubPlan" not in plans[0], plans[0]
