@@ -20,7 +20,7 @@ run: venv
 test: venv
 	scripts/test.sh
 
-# The fast check while working (well under a minute): ruff, mypy, the vectors, the tests needing no worker,
+# The fast check while working (about 80 s warm on an idle 2-CPU machine; docs/benchmarks.md): ruff, mypy, the vectors, the tests needing no worker,
 # browser, simulator run, exact RTP solver, hostile-input or persona walk (`slow`). `make test` is still what
 # CI runs.
 check: venv
