@@ -23,10 +23,12 @@ def _user_sql(user_model, where: str = "u.id = %s") -> tuple[str, list]:
     columns = ", ".join(f"u.{field.column}" for field in fields)
     table = user_model._meta.db_table
     sql = (
-        f"SELECT {columns}, ct.app_label, p.codename FROM {table} u "
-        "LEFT JOIN (SELECT ug.user_id, gp.permission_id FROM auth_user_groups ug "
+        f"SELECT {columns}, ct.app_label, p.codename, x.group_name FROM {table} u "
+        "LEFT JOIN (SELECT ug.user_id, NULL AS permission_id, g.name AS group_name FROM auth_user_groups ug "
+        "           JOIN auth_group g ON g.id = ug.group_id "
+        "           UNION SELECT ug.user_id, gp.permission_id, NULL FROM auth_user_groups ug "
         "           JOIN auth_group_permissions gp ON gp.group_id = ug.group_id "
-        "           UNION SELECT up.user_id, up.permission_id FROM auth_user_user_permissions up) x "
+        "           UNION SELECT up.user_id, up.permission_id, NULL FROM auth_user_user_permissions up) x "
         "  ON x.user_id = u.id "
         "LEFT JOIN auth_permission p ON p.id = x.permission_id "
         "LEFT JOIN django_content_type ct ON ct.id = p.content_type_id "
@@ -36,8 +38,9 @@ def _user_sql(user_model, where: str = "u.id = %s") -> tuple[str, list]:
 
 
 def user_sql(where: str = "u.id = %s") -> str:
-    """The one statement reading a user with all their permissions (one row per permission), for a caller that
-    reads it inside a statement of its own (accounts.sessions); RoleBackend.user_from_rows reads its rows."""
+    """The one statement reading a user with all their permissions and group names (one row per permission or
+    group), for a caller that reads it inside a statement of its own (accounts.sessions); RoleBackend.user_from_rows
+    reads its rows."""
     return _user_sql(get_user_model(), where)[0]
 
 
@@ -80,7 +83,9 @@ class RoleBackend(ModelBackend):
             return None
         if not user.is_superuser:
             # What ModelBackend.get_all_permissions would have loaded; a superuser's "all" is left to it.
-            user._perm_cache = {f"{app}.{codename}" for *_, app, codename in rows if codename is not None}
+            user._perm_cache = {f"{app}.{codename}" for *_, app, codename, _group in rows if codename is not None}
+        # The role every page's header shows (accounts.selectors.user_role), read in the same statement.
+        user._group_names = frozenset(group for *_, group in rows if group is not None)
         return user
 
 
