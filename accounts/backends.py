@@ -22,14 +22,16 @@ def _user_sql(user_model, where: str = "u.id = %s") -> tuple[str, list]:
     fields = list(user_model._meta.concrete_fields)
     columns = ", ".join(f"u.{field.column}" for field in fields)
     table = user_model._meta.db_table
-    # The user's permission ids first, then each permission by its key (OFFSET 0 keeps that subquery apart): the
+    # The user's group names and permission ids first, then each permission by its key (OFFSET 0 keeps that subquery apart): the
     # auth tables are too small for autovacuum ever to analyze them, and on its default estimates the planner
     # hashed the whole permission table for every request (docs/benchmarks.md, "PostgreSQL CPU per bet").
     sql = (
-        f"SELECT {columns}, p.app_label, p.codename FROM {table} u "
-        "LEFT JOIN LATERAL (SELECT gp.permission_id FROM auth_user_groups ug "
+        f"SELECT {columns}, p.app_label, p.codename, x.group_name FROM {table} u "
+        "LEFT JOIN LATERAL (SELECT NULL::integer AS permission_id, g.name AS group_name FROM auth_user_groups ug "
+        "                   JOIN auth_group g ON g.id = ug.group_id WHERE ug.user_id = u.id "
+        "                   UNION SELECT gp.permission_id, NULL FROM auth_user_groups ug "
         "                   JOIN auth_group_permissions gp ON gp.group_id = ug.group_id WHERE ug.user_id = u.id "
-        "                   UNION SELECT up.permission_id FROM auth_user_user_permissions up "
+        "                   UNION SELECT up.permission_id, NULL FROM auth_user_user_permissions up "
         "                   WHERE up.user_id = u.id) x ON true "
         "LEFT JOIN LATERAL (SELECT ct.app_label, p.codename FROM auth_permission p "
         "                   JOIN django_content_type ct ON ct.id = p.content_type_id "
@@ -40,8 +42,9 @@ def _user_sql(user_model, where: str = "u.id = %s") -> tuple[str, list]:
 
 
 def user_sql(where: str = "u.id = %s") -> str:
-    """The one statement reading a user with all their permissions (one row per permission), for a caller that
-    reads it inside a statement of its own (accounts.sessions); RoleBackend.user_from_rows reads its rows."""
+    """The one statement reading a user with all their permissions and group names (one row per permission or
+    group), for a caller that reads it inside a statement of its own (accounts.sessions); RoleBackend.user_from_rows
+    reads its rows."""
     return _user_sql(get_user_model(), where)[0]
 
 
@@ -84,7 +87,9 @@ class RoleBackend(ModelBackend):
             return None
         if not user.is_superuser:
             # What ModelBackend.get_all_permissions would have loaded; a superuser's "all" is left to it.
-            user._perm_cache = {f"{app}.{codename}" for *_, app, codename in rows if codename is not None}
+            user._perm_cache = {f"{app}.{codename}" for *_, app, codename, _group in rows if codename is not None}
+        # The role every page's header shows (accounts.selectors.user_role), read in the same statement.
+        user._group_names = frozenset(group for *_, group in rows if group is not None)
         return user
 
 

@@ -2,7 +2,9 @@
 
 from dataclasses import dataclass
 
-from django.urls import NoReverseMatch, reverse
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils.translation import gettext_lazy
 
 from accounts.permissions import has_role_permission
@@ -38,14 +40,42 @@ NAV_ITEMS: list[NavItem] = [
 ]
 
 
-def nav_items_for(user) -> list[dict]:
+def _nav_urls() -> list[tuple[NavItem, str]]:
+    """Every item with its address, reversed once per URL configuration and script prefix rather than on every
+    page; an item whose page is not installed is left out."""
+    key = (get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF)
+    urls = _URLS.get(key)
+    if urls is None:
+        urls = []
+        for item in NAV_ITEMS:
+            try:
+                urls.append((item, reverse(item.url_name)))
+            except NoReverseMatch:
+                continue
+        _URLS[key] = urls
+    return urls
+
+
+_URLS: dict[tuple[str, str], list[tuple[NavItem, str]]] = {}
+
+
+def _urls_changed(*, setting, **kwargs) -> None:
+    if setting == "ROOT_URLCONF":
+        _URLS.clear()
+
+
+setting_changed.connect(_urls_changed, dispatch_uid="accounts.navigation.urls_changed")
+
+
+def nav_items_for(user, *, current: str | None = None) -> list[dict]:
+    """The items the user may open; `current` (a URL name) marks the page being shown."""
+    allowed: dict[str, bool] = {}  # each permission asked once, not once per item
     items = []
-    for item in NAV_ITEMS:
-        if item.permission and not has_role_permission(user, item.permission):
-            continue
-        try:
-            url = reverse(item.url_name)
-        except NoReverseMatch:
-            continue
-        items.append({"label": item.label, "url": url, "url_name": item.url_name})
+    for item, url in _nav_urls():
+        if item.permission:
+            if item.permission not in allowed:
+                allowed[item.permission] = has_role_permission(user, item.permission)
+            if not allowed[item.permission]:
+                continue
+        items.append({"label": item.label, "url": url, "url_name": item.url_name, "current": item.url_name == current})
     return items

@@ -13,7 +13,10 @@ from accounts.models import ApiToken, LoginRecord, PasswordChangeDemand, StaffAc
 def user_role(user) -> str | None:
     if not user.is_authenticated:
         return None
-    names = {group.name for group in user.groups.all()}
+    # A request's user comes with its groups' names (accounts.backends): no statement on every page's header.
+    names = getattr(user, "_group_names", None)
+    if names is None:
+        names = {group.name for group in user.groups.all()}
     for role in roles.ROLES:
         if role in names:
             return role

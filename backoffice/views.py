@@ -235,6 +235,7 @@ def player_page(request, user_id: int):
     if request.htmx and games_before is not None:
         return render(request, "players/_game_rows.html", games_context)
     accounts = wallet_selectors.player_accounts(player=player)
+    jurisdiction = player_jurisdiction(player=player)
     histories = [(account, wallet_selectors.account_history(account=account, limit=PLAYER_PAGE_ROWS))
                  for account in accounts]
     return render(request, "backoffice/player.html", games_context | {
@@ -249,8 +250,8 @@ def player_page(request, user_id: int):
         "password_change_demanded": account_selectors.password_change_demanded(user=player),
         "can_moderate": has_role_permission(request.user, "lookup_players"),
         "can_grant": has_role_permission(request.user, "grant_golden_chips"),
-        "promotions_jurisdiction": player_jurisdiction(player=player),
-        "promotion_refusal": promotion_refusal(player=player, now=timezone.now()),
+        "promotions_jurisdiction": jurisdiction,
+        "promotion_refusal": promotion_refusal(player=player, now=timezone.now(), jurisdiction=jurisdiction),
         "note_form": NoteForm(), "chat_form": ChatForm(),
         "grant_form": GoldenChipGrantForm(initial={
             "currency": accounts[0].currency if accounts else "EUR", "idempotency_key": str(uuid.uuid4())}),

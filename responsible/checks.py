@@ -161,8 +161,9 @@ def bet_allowed(*, player, currency: str, cash_amount: int, now: datetime) -> No
                             now=now, time_zone=zone)
 
 
-def _promotion_refuse(player, *, now: datetime) -> None:
-    jurisdiction = selectors.player_jurisdiction(player=player)
+def _promotion_refuse(player, *, now: datetime, jurisdiction=None) -> None:
+    if jurisdiction is None:
+        jurisdiction = selectors.player_jurisdiction(player=player)
     rule = jurisdiction.promotions
     if rule == PromotionRule.ANY:
         return
@@ -183,11 +184,12 @@ def _promotion_refuse(player, *, now: datetime) -> None:
                                                                           "why": why})
 
 
-def promotion_refusal(*, player, now: datetime) -> str:
+def promotion_refusal(*, player, now: datetime, jurisdiction=None) -> str:
     """Why a promotional credit to this player would be refused now ("" if it would not): the grant page says
-    it before the review; `promotion_allowed` decides again under the lock."""
+    it before the review; `promotion_allowed` decides again under the lock. A page that read the player's
+    jurisdiction already passes it, so it is not read twice."""
     try:
-        _promotion_refuse(player, now=now)
+        _promotion_refuse(player, now=now, jurisdiction=jurisdiction)
     except PromotionRefused as refusal:
         return refusal.message
     return ""

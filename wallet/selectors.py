@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Sum
+from django.db.models import Count, Q, Sum
 from django.utils.translation import gettext as _
 
 from casino.formatting import money as money_text
@@ -170,8 +170,9 @@ def account_history_totals(*, account: Account, filter: HistoryFilter = NO_FILTE
     by_kind = list(entries.values("transaction__kind").annotate(count=Count("id"), total=Sum("amount"))
                    .order_by("transaction__kind"))
     labels = dict(TransactionKind.choices)
-    money_in = entries.filter(amount__gt=0).aggregate(total=Sum("amount"))["total"] or 0
-    money_out = entries.filter(amount__lt=0).aggregate(total=Sum("amount"))["total"] or 0
+    sums = entries.aggregate(money_in=Sum("amount", filter=Q(amount__gt=0)),
+                             money_out=Sum("amount", filter=Q(amount__lt=0)))  # one pass, not one per sign
+    money_in, money_out = sums["money_in"] or 0, sums["money_out"] or 0
     return {"count": sum(row["count"] for row in by_kind), "in": money_in, "out": money_out,
             "net": money_in + money_out, "currency": account.currency,
             "kinds": [{"label": str(labels.get(row["transaction__kind"], row["transaction__kind"])),

@@ -36,3 +36,18 @@ def test_a_session_naming_another_user_than_the_one_read_with_it_is_read_again(c
     assert sessions.session_user.get() is None  # the operator read with it is dropped
     assert client.get(ME).status_code == 200  # the player's, read on their own
     assert sessions._owner(key) == player.pk
+
+
+def test_the_role_in_every_page_header_is_read_with_the_session_and_as_fresh(client_for, player):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = client_for(player)
+    assert client.get("/me/games/").status_code == 200  # the process learns whose the session is
+    with CaptureQueriesContext(connection) as captured:
+        page = client.get("/me/games/").content.decode()
+    assert '<small class="role">player</small>' in page
+    assert not [q["sql"] for q in captured.captured_queries if q["sql"].startswith('SELECT "auth_group"')]
+    player.groups.clear()  # a role taken away is gone from the very next page
+    home = client.get("/").content.decode()
+    assert "a user with no role" in home and 'class="role"' not in home
