@@ -6,6 +6,7 @@ import pytest
 from tests.helpers import OUTPUT, wait_for  # noqa: F401 - deprecated here: import them from tests.helpers
 
 pytest_plugins = [
+    "tests.fixtures.database",
     "tests.fixtures.personas",
     "tests.fixtures.worker",
     "tests.fixtures.browser",
