@@ -22,22 +22,39 @@ def _user_sql(user_model, where: str = "u.id = %s") -> tuple[str, list]:
     fields = list(user_model._meta.concrete_fields)
     columns = ", ".join(f"u.{field.column}" for field in fields)
     table = user_model._meta.db_table
-    # The user's group names and permission ids first, then each permission by its key (OFFSET 0 keeps that subquery apart): the
-    # auth tables are too small for autovacuum ever to analyze them, and on its default estimates the planner
-    # hashed the whole permission table for every request (docs/benchmarks.md, "PostgreSQL CPU per bet").
-    sql = (
-        f"SELECT {columns}, p.app_label, p.codename, x.group_name FROM {table} u "
-        "LEFT JOIN LATERAL (SELECT NULL::integer AS permission_id, g.name AS group_name FROM auth_user_groups ug "
-        "                   JOIN auth_group g ON g.id = ug.group_id WHERE ug.user_id = u.id "
-        "                   UNION SELECT gp.permission_id, NULL FROM auth_user_groups ug "
-        "                   JOIN auth_group_permissions gp ON gp.group_id = ug.group_id WHERE ug.user_id = u.id "
-        "                   UNION SELECT up.permission_id, NULL FROM auth_user_user_permissions up "
-        "                   WHERE up.user_id = u.id) x ON true "
-        "LEFT JOIN LATERAL (SELECT ct.app_label, p.codename FROM auth_permission p "
-        "                   JOIN django_content_type ct ON ct.id = p.content_type_id "
-        "                   WHERE p.id = x.permission_id OFFSET 0) p ON true "
-        f"WHERE {where}"
-    )
+    if connection.vendor == "postgresql":
+        # The user's group names and permission ids first, then each permission by its key (OFFSET 0 keeps that
+        # subquery apart): the auth tables are too small for autovacuum ever to analyze them, and on its default
+        # estimates the planner hashed the whole permission table for every request (docs/benchmarks.md,
+        # "PostgreSQL CPU per bet").
+        sql = (
+            f"SELECT {columns}, p.app_label, p.codename, x.group_name FROM {table} u "
+            "LEFT JOIN LATERAL (SELECT NULL::integer AS permission_id, g.name AS group_name "
+            "                   FROM auth_user_groups ug JOIN auth_group g ON g.id = ug.group_id "
+            "                   WHERE ug.user_id = u.id "
+            "                   UNION SELECT gp.permission_id, NULL FROM auth_user_groups ug "
+            "                   JOIN auth_group_permissions gp ON gp.group_id = ug.group_id WHERE ug.user_id = u.id "
+            "                   UNION SELECT up.permission_id, NULL FROM auth_user_user_permissions up "
+            "                   WHERE up.user_id = u.id) x ON true "
+            "LEFT JOIN LATERAL (SELECT ct.app_label, p.codename FROM auth_permission p "
+            "                   JOIN django_content_type ct ON ct.id = p.content_type_id "
+            "                   WHERE p.id = x.permission_id OFFSET 0) p ON true "
+            f"WHERE {where}"
+        )
+    else:
+        # SQLite (`make run`) has no LATERAL: the same rows by plain joins.
+        sql = (
+            f"SELECT {columns}, ct.app_label, p.codename, x.group_name FROM {table} u "
+            "LEFT JOIN (SELECT ug.user_id, NULL AS permission_id, g.name AS group_name FROM auth_user_groups ug "
+            "           JOIN auth_group g ON g.id = ug.group_id "
+            "           UNION SELECT ug.user_id, gp.permission_id, NULL FROM auth_user_groups ug "
+            "           JOIN auth_group_permissions gp ON gp.group_id = ug.group_id "
+            "           UNION SELECT up.user_id, up.permission_id, NULL FROM auth_user_user_permissions up) x "
+            "  ON x.user_id = u.id "
+            "LEFT JOIN auth_permission p ON p.id = x.permission_id "
+            "LEFT JOIN django_content_type ct ON ct.id = p.content_type_id "
+            f"WHERE {where}"
+        )
     return sql, fields
 
 
