@@ -9,6 +9,7 @@ import pytest
 import time_machine
 from django.db import connections
 
+import casino.queue
 from backoffice import services as backoffice_services
 from tests.backoffice.test_browser import PHONE, nothing_wider_than_a_phone, sign_in
 from tests.backoffice.test_ggr_report import Month
@@ -28,14 +29,31 @@ def page(chromium):
     context.close()
 
 
-def test_an_operator_reads_the_ggr_report_at_desktop_and_phone_size(live_server, page, operator, play, funded):
+class _HeldTasks:
+    """Stands in for the Celery app while yesterday's round is played: its settle task is kept, not sent."""
+
+    def __init__(self):
+        self.names: list[str] = []
+
+    def send_task(self, name, **kwargs):
+        self.names.append(name)
+
+
+def test_an_operator_reads_the_ggr_report_at_desktop_and_phone_size(live_server, page, operator, play, funded,
+                                                                     monkeypatch):
     from playwright.sync_api import expect
 
     month = Month(play, funded)
     yesterday = month.today - timedelta(days=1)
-    with time_machine.travel(datetime.combine(yesterday, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12),
-                             tick=False):
+    # This test commits (live_server), so dealer_complete's round_settle is sent at once; a real worker left
+    # running by an earlier test of the session would settle the round at today's time, racing the settlement
+    # below that runs at yesterday's, and the round would count today. Yesterday's task is held instead.
+    held = _HeldTasks()
+    with monkeypatch.context() as patched, time_machine.travel(
+            datetime.combine(yesterday, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12), tick=False):
+        patched.setattr(casino.queue, "current_app", held)
         month.round_main(2, yesterday)  # with eva's SEK bet
+    assert "rounds.tasks.round_settle" in held.names
     backoffice_services.rtp_day_rollup(day=yesterday)
     month.round_main(0, month.today)  # with cleo's Golden Chip win
     month.round_side(month.today, 4000)
