@@ -51,6 +51,7 @@ class Races:
         self.currency = currency
         self.counts: Counter = Counter()
         self.unhandled: Counter = Counter()
+        self.unhandled_first: list[str] = []  # the first few unhandled answers, so a failed run says what they were
         self.stranded: list[str] = []
         self.over_max: list[str] = []
         self.table = Table.objects.filter(code=RACE_TABLE).first() or table_create(
@@ -73,6 +74,8 @@ class Races:
             self.counts[f"{race}: refused"] += 1
         else:
             self.unhandled[f"{type(result).__module__}.{type(result).__name__}"] += 1
+            if len(self.unhandled_first) < 3:
+                self.unhandled_first.append(f"{race}: {result!r}"[:300])
 
     def round_play(self) -> None:
         from rounds import services
@@ -121,5 +124,6 @@ class Races:
             ("races: no spot's main bets above the table maximum", not self.over_max,
              f"above the maximum: {self.over_max[:5] or 'none'}"),
             ("races: every answer a bet placed or a refusal", not self.unhandled,
-             f"{placed}; unhandled: {dict(self.unhandled) or 'none'}"),
+             f"{placed}; unhandled: {dict(self.unhandled) or 'none'}"
+             + (f" ({'; '.join(self.unhandled_first)})" if self.unhandled_first else "")),
         ]
