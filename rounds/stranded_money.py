@@ -12,7 +12,8 @@ from datetime import datetime, timedelta
 from django.db.models import Count, Exists, Min, OuterRef, Q, Sum
 
 from rounds.models import ACTIVE_STATES, Continuation, Round, RoundBet, RoundState, Spot
-from wallet.audit import Discrepancy
+from wallet.audit import AuditQueries, Discrepancy
+from wallet.compiled_query import CompiledQuery
 from wallet.currencies import money_format
 from wallet.models import BetResolution
 
@@ -61,26 +62,41 @@ class _Held:
         return f"{_money(self.totals)} ({_bets(self.count)})"
 
 
-def _pending_stakes(*, now: datetime) -> tuple[dict[int, _Held], dict[int, _Held]]:
-    """Unresolved stakes by round (spots not voided) and by voided spot, in one pass over the round bets.
+# Unresolved stakes by round, spot and currency. A position in a non-live continuation keeps its stakes held after
+# the live round settles, rightly, until the continuation settles: at the latest at its deadline (then the sweep has
+# STUCK_AFTER to finish it). The round's state comes along (one per round), so that only the rounds a message may
+# name are loaded.
+_PENDING_STAKES = CompiledQuery(lambda open_after: (
+    RoundBet.objects.filter(
+        ~Exists(BetResolution.objects.filter(bet_id=OuterRef("wallet_bet_id"))),
+        ~Exists(Continuation.objects.filter(spot_id=OuterRef("spot_id"), finished_at__isnull=True,
+                                            deadline__gt=open_after)))
+    .values_list("round_id", "spot_id", "spot__voided_at", "currency", "round__state")
+    .annotate(total=Sum("amount"), count=Count("id"), since=Min("created_at"))
+    .order_by()
+), "open_after")
 
-    A position in a non-live continuation keeps its stakes held after the live round settles, rightly, until the
-    continuation settles: at the latest at its deadline (then the sweep has STUCK_AFTER to finish it)."""
-    open_continuation = Continuation.objects.filter(
-        spot_id=OuterRef("spot_id"), finished_at__isnull=True, deadline__gt=now - STUCK_AFTER)
-    rows = (
-        RoundBet.objects.filter(~Exists(BetResolution.objects.filter(bet_id=OuterRef("wallet_bet_id"))),
-                                ~Exists(open_continuation))
-        .values_list("round_id", "spot_id", "spot__voided_at", "currency")
-        .annotate(total=Sum("amount"), count=Count("id"), since=Min("created_at"))
-        .order_by()
-    )
+
+def _stuck(stuck_before: datetime) -> Q:
+    return (Q(state=RoundState.SETTLING, settling_at__lte=stuck_before)
+            | Q(state=RoundState.VOIDED, refunds_done_at__isnull=True, voided_at__lte=stuck_before))
+
+
+_STUCK = CompiledQuery(lambda stuck_before: Round.objects.filter(_stuck(stuck_before)).values_list("pk"),
+                       "stuck_before")
+
+
+def _pending_stakes(rows: list) -> tuple[dict[int, _Held], dict[int, _Held], dict[int, str]]:
+    """Unresolved stakes by round (spots not voided) and by voided spot, and each round's state, from one pass over
+    the round bets."""
     by_round: dict[int, _Held] = defaultdict(_Held)
     by_voided_spot: dict[int, _Held] = defaultdict(_Held)
-    for round_id, spot_id, spot_voided_at, currency, total, count, since in rows:
+    states: dict[int, str] = {}
+    for round_id, spot_id, spot_voided_at, currency, state, total, count, since in rows:
         target = by_voided_spot[spot_id] if spot_voided_at is not None else by_round[round_id]
         target.add(currency, total, count, since)
-    return by_round, by_voided_spot
+        states[round_id] = state
+    return by_round, by_voided_spot, states
 
 
 def _spot_text(spot: Spot) -> str:
@@ -94,21 +110,23 @@ def _round_ids(round: Round, **more) -> dict:
     return {"round": round.pk, "game_number": round.game_number, **more}
 
 
-def stranded_money_check(*, now: datetime) -> list[Discrepancy]:
+def stranded_money_check(*, now: datetime) -> AuditQueries:
     """Stakes still held in a round that is settled, refunded or long in play; on a voided spot; and rounds
     stuck settling or waiting for their refunds."""
-    by_round, by_voided_spot = _pending_stakes(now=now)
     stuck_before = now - STUCK_AFTER
-    stuck = {r.pk: r for r in Round.objects.filter(
-        Q(state=RoundState.SETTLING, settling_at__lte=stuck_before)
-        | Q(state=RoundState.VOIDED, refunds_done_at__isnull=True, voided_at__lte=stuck_before)
-    ).select_related("table")}
+    pending_rows, stuck_rows = yield [_PENDING_STAKES(open_after=stuck_before), _STUCK(stuck_before=stuck_before)]
+    by_round, by_voided_spot, states = _pending_stakes(pending_rows)
+    stuck = {r.pk: r for r in Round.objects.filter(_stuck(stuck_before)).select_related("table")} if stuck_rows else {}
     spots = Spot.objects.select_related("player").in_bulk(list(by_voided_spot))
-    rounds = Round.objects.select_related("table").in_bulk(
-        set(by_round) | {spot.round_id for spot in spots.values()})
+    # Only the rounds a message below may name are loaded: settled or voided, or in play with an old stake.
+    named = {round_id for round_id, held in by_round.items() if states[round_id] in (RoundState.SETTLED, RoundState.VOIDED)
+             or (states[round_id] in ACTIVE_STATES and held.since <= now - HELD_TOO_LONG)}
+    rounds = Round.objects.select_related("table").in_bulk(named | {spot.round_id for spot in spots.values()})
     rounds.update(stuck)
     found = []
     for round_id, held in sorted(by_round.items()):
+        if round_id not in rounds:
+            continue
         round = rounds[round_id]
         message = None
         if round.state == RoundState.SETTLED:

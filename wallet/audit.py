@@ -5,7 +5,7 @@ holds money in the wallet adds the checks only it can make (rounds: stakes stran
 or stopped) with audit_check_register from its AppConfig.ready, so the wallet imports none of them.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -13,6 +13,7 @@ from django.db.models import Count, F, Q, Sum, Window
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from wallet.compiled_query import BoundQuery, CompiledQuery, queries_run
 from wallet.models import (
     IN_PLAY_ACCOUNT,
     Account,
@@ -23,6 +24,9 @@ from wallet.models import (
     Funding,
     LedgerTransaction,
 )
+
+# A check that asks for its rows: yields the queries it needs, is sent their rows, returns its discrepancies.
+AuditQueries = Generator[list[BoundQuery], list[list], list["Discrepancy"]]
 
 
 @dataclass(frozen=True)
@@ -38,82 +42,94 @@ class Discrepancy:
         return f"[{self.check}] {self.message}" + (f" ({ids})" if ids else "")
 
 
-def _player_balances() -> list[Discrepancy]:
+_PLAYER_BALANCES = CompiledQuery(lambda: (
+    Account.objects.filter(player__isnull=False)
+    .annotate(total=Coalesce(Sum("entries__amount"), 0))
+    .filter(~Q(total=F("balance")) | Q(balance__lt=0))
+    .values_list("id", "player_id", "balance", "total")
+))
+# Every entry's balance_after must be the running sum of its account's entries up to it.
+_RUNNING_BALANCES = CompiledQuery(lambda: (
+    Entry.objects.filter(account__player__isnull=False)
+    .annotate(running=Window(Sum("amount"), partition_by=[F("account_id")], order_by=F("id").asc()))
+    .filter(~Q(running=F("balance_after")) | Q(balance_after__isnull=True))
+    .values_list("id", "account_id", "balance_after", "running")
+))
+_HOUSE_RUNNING_BALANCES = CompiledQuery(lambda: (
+    Entry.objects.filter(account__player__isnull=True, balance_after__isnull=False).values_list("id", "account_id")
+))
+
+
+def _player_balances() -> AuditQueries:
+    accounts, running, house = yield [_PLAYER_BALANCES(), _RUNNING_BALANCES(), _HOUSE_RUNNING_BALANCES()]
     found = []
-    accounts = (
-        Account.objects.filter(player__isnull=False)
-        .annotate(total=Coalesce(Sum("entries__amount"), 0))
-        .filter(~Q(total=F("balance")) | Q(balance__lt=0))
-        .values_list("id", "player_id", "balance", "total")
-    )
     for account_id, player_id, balance, total in accounts:
         found.append(Discrepancy(
             "player_balance", f"running balance {balance} but its entries sum to {total}",
             {"account": account_id, "player": player_id},
         ))
-    # Every entry's balance_after must be the running sum of its account's entries up to it.
-    running = (
-        Entry.objects.filter(account__player__isnull=False)
-        .annotate(running=Window(Sum("amount"), partition_by=[F("account_id")], order_by=F("id").asc()))
-        .filter(~Q(running=F("balance_after")) | Q(balance_after__isnull=True))
-        .values_list("id", "account_id", "balance_after", "running")
-    )
     for entry_id, account_id, balance_after, total in running:
         found.append(Discrepancy(
             "balance_after", f"entry says balance after {balance_after} but the entries sum to {total}",
             {"entry": entry_id, "account": account_id},
         ))
-    for entry_id, account_id in Entry.objects.filter(
-        account__player__isnull=True, balance_after__isnull=False
-    ).values_list("id", "account_id"):
+    for entry_id, account_id in house:
         found.append(Discrepancy("balance_after", "a house account entry carries a running balance",
                                  {"entry": entry_id, "account": account_id}))
     return found
 
 
-def _transactions() -> list[Discrepancy]:
+_UNBALANCED = CompiledQuery(lambda: (
+    Entry.objects.values("transaction_id", "account__currency")
+    .annotate(total=Sum("amount"))
+    .exclude(total=0)
+    .order_by("transaction_id")
+))
+_ONE_LEGGED = CompiledQuery(lambda: (
+    LedgerTransaction.objects.annotate(legs=Count("entries")).filter(legs__lt=2).values_list("id", "legs")
+))
+
+
+def _transactions() -> AuditQueries:
+    unbalanced, one_legged = yield [_UNBALANCED(), _ONE_LEGGED()]
     found = []
-    unbalanced = (
-        Entry.objects.values("transaction_id", "account__currency")
-        .annotate(total=Sum("amount"))
-        .exclude(total=0)
-        .order_by("transaction_id")
-    )
     for row in unbalanced:
         found.append(Discrepancy(
             "zero_sum", f"entries in {row['account__currency']} sum to {row['total']}, not 0",
             {"transaction": row["transaction_id"]},
         ))
-    for txn_id, count in (
-        LedgerTransaction.objects.annotate(legs=Count("entries")).filter(legs__lt=2).values_list("id", "legs")
-    ):
+    for txn_id, count in one_legged:
         found.append(Discrepancy("zero_sum", f"a transaction with {count} entries moves nothing",
                                  {"transaction": txn_id}))
     return found
 
 
-def _bets() -> list[Discrepancy]:
+_RESOLVED_TWICE = CompiledQuery(lambda: (
+    BetResolution.objects.values("bet_id").annotate(n=Count("*")).filter(n__gt=1).values_list("bet_id", "n")
+))
+_UNRESOLVED_STAKES = CompiledQuery(lambda: (
+    Bet.objects.filter(resolution__isnull=True)
+    .values_list("account__kind", "account__currency")
+    .annotate(total=Sum("amount"))
+    .values_list("account__kind", "account__currency", "total")
+))
+_IN_PLAY = CompiledQuery(lambda: (
+    Entry.objects.filter(account__player__isnull=True, account__kind__in=list(IN_PLAY_ACCOUNT.values()))
+    .values_list("account__kind", "account__currency").annotate(total=Sum("amount"))
+    .values_list("account__kind", "account__currency", "total")
+))
+
+
+def _bets() -> AuditQueries:
+    resolved_twice, unresolved_stakes, in_play_rows = yield [_RESOLVED_TWICE(), _UNRESOLVED_STAKES(), _IN_PLAY()]
     found = []
-    for bet_id, count in (
-        BetResolution.objects.values("bet_id").annotate(n=Count("*")).filter(n__gt=1).values_list("bet_id", "n")
-    ):
+    for bet_id, count in resolved_twice:
         found.append(Discrepancy("resolved_once", f"resolved {count} times", {"bet": bet_id}))
     unresolved: dict[tuple[str, str], int] = {}
-    for kind, currency, total in (
-        Bet.objects.filter(resolution__isnull=True)
-        .values_list("account__kind", "account__currency")
-        .annotate(total=Sum("amount"))
-        .values_list("account__kind", "account__currency", "total")
-    ):
+    for kind, currency, total in unresolved_stakes:
         funding = Funding.GOLDEN_CHIPS if kind == AccountKind.PLAYER_GOLDEN_CHIPS else Funding.CASH
         unresolved[(IN_PLAY_ACCOUNT[funding], currency)] = total
-    in_play: dict[tuple[str, str], int] = {
-        (kind, currency): total
-        for kind, currency, total in Entry.objects.filter(
-            account__player__isnull=True, account__kind__in=list(IN_PLAY_ACCOUNT.values())
-        ).values_list("account__kind", "account__currency").annotate(total=Sum("amount"))
-        .values_list("account__kind", "account__currency", "total")
-    }
+    in_play: dict[tuple[str, str], int] = {(kind, currency): total for kind, currency, total in in_play_rows}
     for kind, currency in sorted(unresolved.keys() | in_play.keys()):
         held, stakes = in_play.get((kind, currency), 0), unresolved.get((kind, currency), 0)
         if held != stakes:
@@ -128,12 +144,14 @@ def _bets() -> list[Discrepancy]:
 LEDGER = "ledger"
 STRANDED_MONEY = "stranded_money"
 
-AuditCheck = Callable[..., list[Discrepancy]]
+AuditCheck = Callable[..., "list[Discrepancy] | AuditQueries"]
 _checks: dict[str, tuple[str, AuditCheck]] = {}
 
 
 def audit_check_register(*, name: str, group: str, check: AuditCheck) -> None:
-    """Add a check to the audit: check(now=...) -> its discrepancies. Registering a name again replaces it."""
+    """Add a check to the audit: check(now=...) -> its discrepancies; or a generator (AuditQueries) that yields the
+    queries it needs (wallet.compiled_query), is sent their rows, and returns its discrepancies, so that the audit
+    sends every check's queries together. Registering a name again replaces it."""
     if group not in (LEDGER, STRANDED_MONEY):
         raise ValueError(f"an audit check belongs to {LEDGER!r} or {STRANDED_MONEY!r}, not {group!r}")
     _checks[name] = (group, check)
@@ -151,7 +169,30 @@ def audit_check_modules() -> set[str]:
 
 
 def ledger_audit_run(*, now: datetime | None = None, groups: Iterable[str] | None = None) -> list[Discrepancy]:
-    """Every discrepancy the registered checks find (of these groups, default all); empty means sound."""
+    """Every discrepancy the registered checks find (of these groups, default all); empty means sound.
+
+    The checks that yield their queries have them run together (one round trip on PostgreSQL), step by step
+    until each returns; the discrepancies come in the order the checks were registered, as each check found them."""
     now = now or timezone.now()
     wanted = set(groups) if groups is not None else {LEDGER, STRANDED_MONEY}
-    return [found for group, check in _checks.values() if group in wanted for found in check(now=now)]
+    found: list[list[Discrepancy]] = []
+    waiting: list[tuple[list[Discrepancy], AuditQueries, list[list] | None]] = []
+    for group, check in _checks.values():
+        if group not in wanted:
+            continue
+        outcome = check(now=now)
+        found.append([])
+        if isinstance(outcome, Generator):
+            waiting.append((found[-1], outcome, None))
+        else:
+            found[-1].extend(outcome)
+    while waiting:
+        asking = []
+        for into, steps, rows in waiting:
+            try:
+                asking.append((into, steps, steps.send(rows)))  # type: ignore[arg-type]
+            except StopIteration as done:
+                into.extend(done.value)
+        answers = iter(queries_run([query for _into, _steps, queries in asking for query in queries]))
+        waiting = [(into, steps, [next(answers) for _query in queries]) for into, steps, queries in asking]
+    return [discrepancy for discrepancies in found for discrepancy in discrepancies]
