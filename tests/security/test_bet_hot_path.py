@@ -5,6 +5,17 @@ WSGI requests (so CSRF is enforced as for a browser), each time on the same stat
 savepoint that is rolled back after the request. Status, JSON body and every header must be the same; a cookie
 is compared by its name and attributes, not its random value, and the ids of a new spot and bets by their type
 and count.
+
+The world the cases play in (a round open for bets; two players signed in and funded, one of them seated; the
+operator signed in with and without the second factor) is built once for the module: its five sign-ins, the
+round and the deposits cost more than a test's own requests. It is built in a transaction held until the
+module's last test ends and then rolled back; each test's own transaction is a savepoint in it, rolled back
+after the test, so every test starts from the same state, and what ages in it is renewed at each test's start
+(the round's betting deadline, the sessions' last request). So the full chain's answer to a case is the same in
+every test and is computed once (`full_answer`): each test of the matrix computes its case's again and asserts
+it is the module's, and a test that drops a middleware counts a case as noticing it only when the case also
+differs from the full chain's answer in that test. A transactional test cannot run inside the module's
+transaction: the one about the session read's dead connection is in test_bet_hot_path_connection.py.
 """
 
 from __future__ import annotations
@@ -109,25 +120,78 @@ def rate_windows_clear(*users) -> None:
     cache.delete_many([ratelimit.window_key(key, s) for key in keys for s in seconds])
 
 
-@pytest.fixture
-def world(client_for, operator, player, player2, free_bet_table):
-    """A round open for bets; `player` sitting at its table, funded; `player2` signed in, funded, not seated."""
+def world_build() -> dict:
+    """A round open for bets; `player` sitting at its table, funded; `player2` signed in, funded, not seated; the
+    operator signed in with and without the second factor. What the `roles`, persona, `free_bet_table` and
+    `client_for` fixtures make, for a module-scoped fixture (which cannot use those function-scoped ones)."""
+    from django.test import Client
+
+    from accounts.services import roles_sync
+    from accounts.sign_in import client_sign_in
+    from tests.factories import RoundTableFactory, UserFactory
     from wallet import services as wallet
 
-    response = post(client_for(operator), API, {"table": "FB01"})
+    def signed_in(user, *, second_factor: bool = True) -> Client:
+        new = Client()
+        client_sign_in(new, user, second_factor=second_factor)
+        return new
+
+    roles_sync()
+    operator, player, player2 = (UserFactory(username=name, role=role, email=f"{name}@example.test")
+                                 for name, role in (("olivia_operator", "operator"), ("pat_player", "player"),
+                                                    ("quinn_player", "player")))
+    RoundTableFactory(profile="free_bet", code="FB01")
+    staff = signed_in(operator)
+    response = post(staff, API, {"table": "FB01"})
     assert response.status_code == 201, response.json()
     game = response.json()["game_number"]
     for user in (player, player2):
         wallet.deposit(player=user, currency="EUR", amount=1_000_00, idempotency_key=f"dep-{user.pk}")
-    seated, unseated = client_for(player), client_for(player2)
+    seated, unseated = signed_in(player), signed_in(player2)
     join_table(seated, "FB01")
     cookie = settings.SESSION_COOKIE_NAME
-    yield {"game": game, "player": player, "operator": operator,
-           "session": seated.cookies[cookie].value, "unseated": unseated.cookies[cookie].value,
-           "staff": client_for(operator).cookies[cookie].value,
-           "staff_no_factor": client_for(operator, second_factor=False).cookies[cookie].value,
-           "users": (player, player2, operator)}
-    rate_windows_clear(player, player2, operator)
+    return {"game": game, "player": player, "operator": operator,
+            "session": seated.cookies[cookie].value, "unseated": unseated.cookies[cookie].value,
+            "staff": staff.cookies[cookie].value,
+            "staff_no_factor": signed_in(operator, second_factor=False).cookies[cookie].value,
+            "users": (player, player2, operator),
+            "full": {}}  # case -> the full chain's answer (full_answer)
+
+
+@pytest.fixture(scope="module")
+def shared_world(django_db_setup, django_db_blocker):
+    """The module's world, built in a transaction that stays open until the module's last test ends and is then
+    rolled back: Django's TestCase's own class-level transaction (the one setUpTestData writes in), in which
+    pytest-django's transaction for each test is a savepoint."""
+    from django.test import TestCase
+
+    with django_db_blocker.unblock():
+        atomics = TestCase._enter_atomics()
+        try:
+            built = world_build()
+        except BaseException:
+            TestCase._rollback_atomics(atomics)
+            raise
+    yield built
+    with django_db_blocker.unblock():
+        rate_windows_clear(*built["users"])
+        TestCase._rollback_atomics(atomics)
+
+
+@pytest.fixture
+def world(shared_world):
+    """The module's world, as fresh as when it was built: what ages in it is renewed in the test's transaction
+    (so rolled back with it): the round's betting deadline, and each session's last request (a session not seen
+    for SESSION_IDLE_REFRESH_SECONDS gets a new cookie)."""
+    from rounds.models import Round
+
+    betting = Round.objects.filter(game_number=shared_world["game"])
+    opened_at, deadline = betting.values_list("opened_at", "deadline").get()
+    assert betting.update(deadline=timezone.now() + (deadline - opened_at)) == 1
+    for name in ("session", "unseated", "staff", "staff_no_factor"):
+        session_edit(shared_world[name], **{SEEN_AT_KEY: time.time()})
+    yield shared_world
+    rate_windows_clear(*shared_world["users"])
 
 
 def session_edit(key: str, **values) -> None:
@@ -258,16 +322,36 @@ def answers(handler, world, case) -> tuple:
         rate_windows_clear(*world["users"])
 
 
+def full_answer(world, case) -> tuple:
+    """The full chain's answer to the case: the same in every test of the module (one world, each case on state
+    rolled back), so computed once; test_the_bet_chain_answers_as_the_full_chain asserts each is still so."""
+    if case not in world["full"]:
+        world["full"][case] = answers(application.full, world, case)
+    return world["full"][case]
+
+
+def bet_matched(world, case) -> bool:
+    """Whether Application sends the case's request to the bet chain (what the case prepares is rolled back)."""
+    savepoint = transaction.savepoint()
+    try:
+        return application.bet_match(environ_for(CASES[case](world))) is not None
+    finally:
+        transaction.savepoint_rollback(savepoint)
+        rate_windows_clear(*world["users"])
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_bet_chain_answers_as_the_full_chain(world, case):
-    assert application.bet_match(environ_for(CASES[case](world))) is not None, "not sent to the bet chain"
+    assert bet_matched(world, case), "not sent to the bet chain"
     full = answers(application.full, world, case)
     assert answers(application.bet, world, case) == full
     assert full[0] != "500 Internal Server Error", full
+    # The module's other tests take the full chain's answers from full_answer: this one must be the same.
+    assert world["full"].setdefault(case, full) == full, "the full chain answered otherwise in another test"
 
 
 def test_the_cases_see_each_refusal(world):
-    statuses = {case: answers(application.full, world, case)[0][:3] for case in CASES}
+    statuses = {case: full_answer(world, case)[0][:3] for case in CASES}
     assert statuses["placed"] == statuses["replayed with the same key"] == statuses["an API key"] == "201"
     assert {statuses[case] for case in ("no session", "session idle too long", "session past its absolute age",
                                         "CSRF token missing", "CSRF token wrong", "staff user",
@@ -281,8 +365,12 @@ def test_the_cases_see_each_refusal(world):
 def test_the_cases_notice_a_step_the_bet_chain_would_drop(world, middleware, monkeypatch):
     monkeypatch.setitem(hot_path.SKIPPED, middleware, "dropped by this test")
     broken = hot_path.BetHandler()
-    differ = [case for case in CASES if answers(broken, world, case) != answers(application.full, world, case)]
-    assert differ, f"no case notices the bet chain without {middleware}"
+    differ = {case: answer for case in CASES if (answer := answers(broken, world, case)) != full_answer(world, case)}
+    # The module's answers only point at the cases to look at: a case notices when it differs from the full
+    # chain's answer in this test too (a world aged since would otherwise make every case differ).
+    noticed = next((case for case, answer in differ.items() if answer != answers(application.full, world, case)),
+                   None)
+    assert noticed, f"no case notices the bet chain without {middleware}"
 
 
 def test_only_the_bet_view_takes_the_bet_chain(world):
@@ -298,29 +386,3 @@ def test_a_new_middleware_runs_on_the_bet_chain_unless_skipped_with_a_reason():
     assert hot_path.bet_middleware() == [path for path in settings.MIDDLEWARE if path not in hot_path.SKIPPED]
     assert set(hot_path.SKIPPED) <= set(settings.MIDDLEWARE)
     assert all(reason for reason in hot_path.SKIPPED.values())
-
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_session_read_replaces_a_dead_connection_so_the_bet_path_needs_no_health_check():
-    from importlib import import_module
-
-    from django.db import connection
-
-    store = import_module(settings.SESSION_ENGINE).SessionStore()
-    store["seen"] = 1
-    store.create()
-    connection.ensure_connection()
-    pid = connection.connection.info.backend_pid
-    other = connection.get_new_connection(connection.get_connection_params())
-    try:
-        other.execute("SELECT pg_terminate_backend(%s)", [pid])
-        for _ in range(100):  # until the server has closed it
-            if not other.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone():
-                break
-            time.sleep(0.05)
-    finally:
-        other.close()
-    connection.health_check_done = True  # as casino.hot_path leaves it: no SELECT 1 before the read
-    assert type(store)(session_key=store.session_key).load() == {"seen": 1}
-    assert connection.connection.info.backend_pid != pid
