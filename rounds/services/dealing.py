@@ -72,8 +72,10 @@ def _cards_recorded(record: RoundRecord) -> int:
     return sum(len(cards) for cards in record.cards.values())
 
 
-def _expected_card(round: Round, record: RoundRecord) -> tuple[CardTarget, int]:
-    """Where the next card goes, or a clear refusal saying what the round waits for."""
+def _expected_card(round: Round, record: RoundRecord, *,
+                   statuses: dict[str, int] | None = None) -> tuple[CardTarget, int]:
+    """Where the next card goes, or a clear refusal saying what the round waits for. `statuses` are the play
+    statuses already counted under this lock (_progress), if they were."""
     state = round.state
     if state in (RoundState.BETTING_CLOSED, RoundState.DEALING):
         order = _deal_order(round, record)
@@ -83,7 +85,8 @@ def _expected_card(round: Round, record: RoundRecord) -> tuple[CardTarget, int]:
         raise CardRefused(f"The initial deal of round {round.game_number} is complete.")
     if state == RoundState.DECISIONS:
         if round.common_draw:
-            statuses = selectors.spot_statuses(round=round)
+            if statuses is None:
+                statuses = selectors.spot_statuses(round=round)
             if statuses.get(SpotStatus.DECIDING):
                 raise CardRefused(
                     f"{statuses[SpotStatus.DECIDING]} player(s) are still deciding; the next stream card comes "
@@ -168,10 +171,9 @@ def card_record(*, round_id: int, card: str, actor=None, target: str | None = No
     with transaction.atomic(durable=True):
         round = round_lock(round_id)
         _table_playing(round)
-        if round.state == RoundState.DECISIONS:
-            _progress(round, now=now, new_step=False)
+        statuses = _progress(round, now=now, new_step=False)
         record = selectors.round_record_load(round)
-        where = _expected_card(round, record)
+        where = _expected_card(round, record, statuses=statuses)
         if target is not None and (target, seat if target == CardTarget.SEAT else 0) != where:
             raise CardRefused(f"The next card goes to {_where(where)}, not to {_where((target, seat or 0))}.")
         text = str(parsed)
