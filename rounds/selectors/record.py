@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q
+from django.db import connection
 
 from rounds.engine.rules import Rules
 from rounds.engine_adapter import BetRecord, DecisionRecord, RoundRecord, SpotRecord
-from rounds.models import CardRecord, Continuation, Decision, Round, RoundBet, RoundEvent, Spot
+from rounds.models import Decision, Round, RoundBet, RoundEvent
 from rounds.selectors.lookup import round_rules
 
 
@@ -33,31 +33,55 @@ BET_RECORD_FIELDS = ("id", "spot_id", "kind", "hand_index", "amount", "funding",
 DECISION_RECORD_FIELDS = ("spot_id", "sequence", "kind", "action", "effective", "hand_index", "funded")
 
 
+# The record's reads as SQL written once: every card, decision and settlement loads the record, and compiling
+# the four ORM queries cost more than running them (the profile of the tests' rounds). Plain SQL that SQLite
+# (make run) runs too; a spot's departed flag (it has a continuation) comes with its row.
+_CARDS_SQL = "SELECT target, seat, card FROM rounds_cardrecord WHERE round_id = %s ORDER BY position"
+_SPOTS_SQL = (
+    "SELECT s.id, s.player_id, s.seat, s.behind, s.currency, s.voided_at IS NOT NULL, EXISTS (SELECT 1 FROM "
+    "rounds_continuation c WHERE c.spot_id = s.id AND c.round_id = s.round_id) FROM rounds_spot s "
+    "WHERE s.round_id = %s{spots} ORDER BY s.id"
+)
+_BETS_SQL = (
+    f"SELECT {', '.join(f'b.{name}' for name in BET_RECORD_FIELDS)} FROM rounds_roundbet b WHERE b.round_id = %s "
+    "AND NOT EXISTS (SELECT 1 FROM rounds_betreturn r WHERE r.bet_id = b.id){spots} ORDER BY b.id"
+)
+_DECISIONS_SQL = (
+    f"SELECT {', '.join(DECISION_RECORD_FIELDS)} FROM rounds_decision WHERE round_id = %s{{spots}} "
+    "ORDER BY spot_id, sequence"
+)
+
+
 def round_record_load(round: Round, *, spot_ids: list[int] | None = None) -> RoundRecord:
     """The round as the engine needs it, in four queries; `spot_ids` narrows it to some spots (live play)."""
     record = RoundRecord(rules=round_rules(round), common_draw=round.common_draw)
-    for target, seat, card in CardRecord.objects.filter(round=round).order_by("position").values_list(
-        "target", "seat", "card"
-    ):
-        record.cards.setdefault((target, seat), []).append(card)
-    spots = Spot.objects.filter(round=round)
-    bets = RoundBet.objects.filter(round=round, returned__isnull=True)
-    decisions = Decision.objects.filter(round=round)
-    if spot_ids is not None:
-        spots = spots.filter(pk__in=spot_ids)
-        bets = bets.filter(spot_id__in=spot_ids)
-        decisions = decisions.filter(spot_id__in=spot_ids)
-    # Plain rows, not model instances: settling a common draw loads tens of thousands of them, and building
-    # models costs more than the queries (bench/settle_bench.py).
-    record.spots = list(map(SpotRecord._make, spots.order_by("id").values_list(
-        "id", "player_id", "seat", "behind", "currency", Q(voided_at__isnull=False))))
-    record.bets = list(map(BetRecord._make, bets.order_by("id").values_list(*BET_RECORD_FIELDS)))
-    record.decisions = list(map(DecisionRecord._make, decisions.order_by("spot_id", "sequence").values_list(
-        *DECISION_RECORD_FIELDS)))
-    departed = Continuation.objects.filter(round=round)
-    if spot_ids is not None:
-        departed = departed.filter(spot_id__in=spot_ids)
-    record.departed = set(departed.values_list("spot_id", flat=True))
+    with connection.cursor() as cursor:
+        cursor.execute(_CARDS_SQL, [round.pk])
+        for target, seat, card in cursor.fetchall():
+            record.cards.setdefault((target, seat), []).append(card)
+        if spot_ids is not None and not spot_ids:
+            return record
+        params: list[int] = [round.pk]
+        spots = bet_spots = spot_only = ""
+        if spot_ids is not None:
+            marks = ", ".join(["%s"] * len(spot_ids))
+            spots, bet_spots, spot_only = (f" AND s.id IN ({marks})", f" AND b.spot_id IN ({marks})",
+                                           f" AND spot_id IN ({marks})")
+            params += spot_ids
+        # Plain rows, not model instances: settling a common draw loads tens of thousands of them, and building
+        # models costs more than the queries (bench/settle_bench.py).
+        cursor.execute(_SPOTS_SQL.format(spots=spots), params)
+        rows = cursor.fetchall()
+        cursor.execute(_BETS_SQL.format(spots=bet_spots), params)
+        record.bets = list(map(BetRecord._make, cursor.fetchall()))
+        cursor.execute(_DECISIONS_SQL.format(spots=spot_only), params)
+        decisions = cursor.fetchall()
+    if connection.vendor != "postgresql":  # SQLite gives its booleans as 0 and 1
+        rows = [(*row[:3], bool(row[3]), row[4], bool(row[5]), bool(row[6])) for row in rows]
+        decisions = [(*row[:6], None if row[6] is None else bool(row[6])) for row in decisions]
+    record.spots = [SpotRecord._make(row[:6]) for row in rows]
+    record.departed = {row[0] for row in rows if row[6]}
+    record.decisions = list(map(DecisionRecord._make, decisions))
     return record
 
 

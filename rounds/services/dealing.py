@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from rounds import selectors
 from rounds.audit import actor_user, event_add
@@ -24,7 +24,7 @@ from rounds.engine.hands import hand_total
 from rounds.engine_adapter import RoundRecord, active_seats, dealer_outlook
 from rounds.errors import CardRefused, InvalidCard, InvalidRoundRequest
 from rounds.locks import round_lock
-from rounds.models import ActorKind, CardRecord, CardTarget, Round, RoundState, Spot, SpotStatus, VoidKind
+from rounds.models import ActorKind, CardTarget, Round, RoundState, Spot, SpotStatus, VoidKind
 from rounds.services._common import _label, _now, _queue, _seconds, _studio_check, _table_playing, _transition
 from rounds.services.insurance import _after_insurance, _insurable
 from rounds.services.play import _card_to_players, _progress
@@ -72,8 +72,10 @@ def _cards_recorded(record: RoundRecord) -> int:
     return sum(len(cards) for cards in record.cards.values())
 
 
-def _expected_card(round: Round, record: RoundRecord) -> tuple[CardTarget, int]:
-    """Where the next card goes, or a clear refusal saying what the round waits for."""
+def _expected_card(round: Round, record: RoundRecord, *,
+                   statuses: dict[str, int] | None = None) -> tuple[CardTarget, int]:
+    """Where the next card goes, or a clear refusal saying what the round waits for. `statuses` are the play
+    statuses already counted under this lock (_progress), if they were."""
     state = round.state
     if state in (RoundState.BETTING_CLOSED, RoundState.DEALING):
         order = _deal_order(round, record)
@@ -83,7 +85,8 @@ def _expected_card(round: Round, record: RoundRecord) -> tuple[CardTarget, int]:
         raise CardRefused(f"The initial deal of round {round.game_number} is complete.")
     if state == RoundState.DECISIONS:
         if round.common_draw:
-            statuses = selectors.spot_statuses(round=round)
+            if statuses is None:
+                statuses = selectors.spot_statuses(round=round)
             if statuses.get(SpotStatus.DECIDING):
                 raise CardRefused(
                     f"{statuses[SpotStatus.DECIDING]} player(s) are still deciding; the next stream card comes "
@@ -115,18 +118,42 @@ def _expected_card(round: Round, record: RoundRecord) -> tuple[CardTarget, int]:
     raise CardRefused(f"No card is expected while round {round.game_number} is {_label(state)}.")
 
 
+# The shoe and the copies of the card it has given, in one read: the earlier non-void rounds of the shoe and this
+# round, before this card is written.
+_SHOE_COPIES_SQL = (
+    "SELECT s.decks, s.number, s.burn_card, (SELECT COUNT(*) FROM rounds_cardrecord c JOIN rounds_round r "
+    "ON r.id = c.round_id WHERE r.shoe_id = s.id AND c.card = %s AND r.state <> %s) FROM rounds_shoe s "
+    "WHERE s.id = %s"
+)
+_CARD_INSERT_SQL = (
+    "INSERT INTO rounds_cardrecord (round_id, position, target, seat, sequence, card, recorded_at, recorded_by_id) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+)
+
+
 def _malfunction(round: Round, *, card: str, record: RoundRecord, target: str) -> str | None:
-    decks = round.shoe.decks
+    with connection.cursor() as cursor:
+        cursor.execute(_SHOE_COPIES_SQL, [card, RoundState.VOIDED, round.shoe_id])
+        decks, number, burn_card, earlier = cursor.fetchone()
     # Counted before this card is written: the earlier non-void rounds of the shoe, this round, the burn card.
-    copies = CardRecord.objects.filter(round__shoe_id=round.shoe_id, card=card).exclude(
-        round__state=RoundState.VOIDED).count() + (1 if round.shoe.burn_card == card else 0) + 1
+    copies = earlier + (1 if burn_card == card else 0) + 1
     if copies > decks:
-        return f"card {card} appears {copies} times in shoe {round.shoe.number}, but {decks} decks hold {decks}"
+        return f"card {card} appears {copies} times in shoe {number}, but {decks} decks hold {decks}"
     if target == CardTarget.DEALER:
         before = record.dealer_cards
         if len(before) >= 2 and hand_total(before) >= 17:
             return f"the dealer drew {card} on {hand_total(before)}, but stands on 17 or more"
     return None
+
+
+def _card_insert(round: Round, *, position: int, where: tuple[str, int], sequence: int, card: str, at: datetime,
+                 actor) -> None:
+    """The card's row as SQL written once (a card is the dealer's most frequent write; the ORM's insert compiled
+    on each)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_CARD_INSERT_SQL, [round.pk, position, where[0], where[1], sequence, card,
+                                          connection.ops.adapt_datetimefield_value(at),
+                                          getattr(actor_user(actor), "pk", None)])
 
 
 def card_record(*, round_id: int, card: str, actor=None, target: str | None = None, seat: int | None = None,
@@ -144,18 +171,16 @@ def card_record(*, round_id: int, card: str, actor=None, target: str | None = No
     with transaction.atomic(durable=True):
         round = round_lock(round_id)
         _table_playing(round)
-        if round.state == RoundState.DECISIONS:
-            _progress(round, now=now, new_step=False)
+        statuses = _progress(round, now=now, new_step=False)
         record = selectors.round_record_load(round)
-        where = _expected_card(round, record)
+        where = _expected_card(round, record, statuses=statuses)
         if target is not None and (target, seat if target == CardTarget.SEAT else 0) != where:
             raise CardRefused(f"The next card goes to {_where(where)}, not to {_where((target, seat or 0))}.")
         text = str(parsed)
         malfunction = _malfunction(round, card=text, record=record, target=where[0])
         sequence = len(record.cards.get(where, [])) + 1
-        CardRecord.objects.create(round=round, position=_cards_recorded(record) + 1, target=where[0],
-                                  seat=where[1], sequence=sequence, card=text, recorded_at=now,
-                                  recorded_by=actor_user(actor))
+        _card_insert(round, position=_cards_recorded(record) + 1, where=where, sequence=sequence, card=text,
+                     at=now, actor=actor)
         record.cards.setdefault(where, []).append(text)
         event_add(round, "card", actor_kind=actor_kind, actor=actor, at=now, payload={
             "target": where[0], "seat": where[1], "sequence": sequence, "card": text,

@@ -7,8 +7,11 @@ of the seat whose turn it is.
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
+
+from django.db import connection
 
 from responsible.checks import bet_allowed
 from responsible.errors import ResponsibleError
@@ -266,30 +269,36 @@ def _spots_refresh(record: RoundRecord, spots: list[Spot]) -> None:
         Spot.objects.bulk_update(changed, ["status", "need_index"])
 
 
-def _progress(round: Round, *, now: datetime, new_step: bool) -> None:
-    """After a decision or a card: whose turn, the decision timer, and the dealer once everyone is done."""
+# The live seat positions' play status, with their seats in turn order at a seated table: the counts and whose
+# turn it is from one read (SQL written once: every decision and every card in the decisions step runs it).
+_SPOT_STATES_SQL = "SELECT seat, status FROM rounds_spot WHERE round_id = %s AND voided_at IS NULL AND NOT behind"
+
+
+def _progress(round: Round, *, now: datetime, new_step: bool) -> dict[str, int] | None:
+    """After a decision or a card: whose turn, the decision timer, and the dealer once everyone is done. Gives
+    the play statuses counted (selectors.spot_statuses), or None when the round takes no decisions."""
     if round.state != RoundState.DECISIONS:
-        return
-    statuses = selectors.spot_statuses(round=round)
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(_SPOT_STATES_SQL + ("" if round.common_draw else " ORDER BY seat, id"), [round.pk])
+        rows = cursor.fetchall()
+    statuses = dict(Counter(status for _, status in rows))
     unfinished = sum(n for status, n in statuses.items() if status != SpotStatus.FINISHED)
     if not unfinished:
         _transition(round, RoundState.DEALER, now=now, actor_kind=ActorKind.SYSTEM, deadline=None, turn_seat=None)
-        return
+        return statuses
     seconds = timedelta(seconds=_seconds(round, "decision_seconds"))
     if round.common_draw:
         if not statuses.get(SpotStatus.DECIDING):
             _round_set(round, deadline=None)
         elif new_step or round.deadline is None:
             _round_set(round, deadline=now + seconds)
-        return
-    turn = (
-        Spot.objects.filter(round=round, behind=False, voided_at__isnull=True)
-        .exclude(status=SpotStatus.FINISHED).order_by("seat").first()
-    )
-    # `unfinished` counted these same spots under the round's lock, so one is there.
-    assert turn is not None
-    _round_set(round, turn_seat=turn.seat,
-               deadline=now + seconds if turn.status == SpotStatus.DECIDING else None)
+        return statuses
+    # The first seat, in seat order, whose position is not finished: `unfinished` counted it.
+    turn_seat, turn_status = next(row for row in rows if row[1] != SpotStatus.FINISHED)
+    _round_set(round, turn_seat=turn_seat,
+               deadline=now + seconds if turn_status == SpotStatus.DECIDING else None)
+    return statuses
 
 
 def _card_to_players(round: Round, record: RoundRecord, where: tuple[str, int], *, now: datetime) -> None:

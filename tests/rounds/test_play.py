@@ -331,3 +331,57 @@ def test_the_studio_deals_one_card_to_each_seat_then_the_dealer_then_the_second_
     assert seen["cards"]["seats"] == {"2": ["9h", "7d"], "5": ["5c", "5d"]}
     assert seen["cards"]["dealer"][0] == "6s"
     assert (r.round.state, r.round.turn_seat) == (RoundState.DECISIONS, 2)
+
+
+def test_a_card_runs_a_bounded_number_of_statements(play, classic_table, free_bet_table, funded,
+                                                    django_assert_max_num_queries):
+    """A card is the studio's most frequent write, and each reads what it needs once: the round's record in four
+    queries, the shoe with the card's earlier copies in one, the play statuses with whose turn it is in one."""
+    a, b = funded(), funded()
+    r = play(classic_table)
+    r.bet(a, {"main": 1000}, seat=1)
+    r.bet(b, {"main": 1000}, seat=2)
+    r.close()
+    r.cards("9h")  # the first card also moves the round to dealing
+    # Its transaction (a savepoint pair here, BEGIN and COMMIT outside a test), the round lock, the record (cards,
+    # spots with their continuations, bets, decisions), the shoe and the card's copies, the card and its event:
+    # 10 (12 when the record took five queries and the shoe its own).
+    for card in ("5c", "6s", "7d"):
+        with django_assert_max_num_queries(10):
+            r.cards(card)
+    # The deal's last card also opens the decisions: the state and its event, the seats' statuses read and set,
+    # whose turn and the timer (20 before).
+    with django_assert_max_num_queries(17):
+        r.cards("5d")
+    r.decide(a, "hit", seat=1)
+    # A card in the decisions step: whose turn is read under the lock, then the seat's spots and their Bet
+    # Behinds are refreshed and the turn moves on (22 before).
+    with django_assert_max_num_queries(18):
+        r.cards("2c")
+    r.decide(a, "stand", seat=1)
+    r.decide(b, "stand", seat=2)
+    for card in ("Td", "Ks"):  # the dealer's draws
+        with django_assert_max_num_queries(10):
+            r.cards(card)
+    r.complete()
+    r.settle()
+    assert [c.card for c in CardRecord.objects.filter(round_id=r.id).order_by("position")] == [
+        "9h", "5c", "6s", "7d", "5d", "2c", "Td", "Ks"]
+    assert_replays(r)
+
+    player = funded()
+    r = play(free_bet_table)
+    r.bet(player, {"main": 1000})
+    r.close()
+    r.cards("8h", "9s", "8d")
+    with django_assert_max_num_queries(16):  # the deal's last card: the decisions open (18 before)
+        r.cards("7c")
+    r.decide(player, "hit")
+    # A stream card: the play statuses are counted once under the lock, not again to find who waits (20 before).
+    with django_assert_max_num_queries(17):
+        r.cards("2c")
+    r.decide(player, "stand")
+    r.cards("Tc")
+    r.complete()
+    r.settle()
+    assert_replays(r)
