@@ -15,7 +15,7 @@ from functools import cache
 from typing import Protocol
 
 from django.conf import settings
-from django.db.models import Q
+from django.db import connection
 from django.utils.module_loading import import_string
 
 
@@ -35,13 +35,19 @@ def register_identity(player) -> str:
     return player.get_username()
 
 
+# At most one live entry per identity (a database constraint). Written once: every deposit asks.
+_LOOKUP_SQL = ("SELECT ends_at FROM responsible_registerentry WHERE identity = %s AND removed_at IS NULL "
+               "AND (ends_at IS NULL OR ends_at > %s)")
+
+
 class DatabaseRegister:
     def lookup(self, *, identity: str, now: datetime) -> RegisterAnswer:
-        from responsible.models import RegisterEntry
+        from responsible.selectors import _when
 
-        entry = (RegisterEntry.objects.filter(identity=identity, removed_at__isnull=True)
-                 .filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now)).only("ends_at").first())
-        return RegisterAnswer(excluded=True, until=entry.ends_at) if entry else RegisterAnswer(excluded=False)
+        with connection.cursor() as cursor:
+            cursor.execute(_LOOKUP_SQL, [identity, connection.ops.adapt_datetimefield_value(now)])
+            entry = cursor.fetchone()
+        return RegisterAnswer(excluded=True, until=_when(entry[0])) if entry else RegisterAnswer(excluded=False)
 
 
 @cache

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from types import SimpleNamespace
 
 from django.conf import settings
@@ -35,8 +36,23 @@ SESSION_BREAK = timedelta(minutes=30)
 CALENDAR_PERIODS = ("day", "week", "month")
 
 
+@cache
+def _jurisdiction_sql() -> str:
+    columns = ", ".join(field.column for field in Jurisdiction._meta.concrete_fields)
+    return f"SELECT {columns} FROM {Jurisdiction._meta.db_table} WHERE code = %s"
+
+
 def jurisdiction_get(code: str | None) -> Jurisdiction:
     code = code or settings.RESPONSIBLE_DEFAULT_JURISDICTION
+    # Every deposit reads its player's jurisdiction: one statement written once, not compiled per call.
+    fields = Jurisdiction._meta.concrete_fields
+    with connection.cursor() as cursor:
+        cursor.execute(_jurisdiction_sql(), [code])
+        row = cursor.fetchone()
+    if row is not None:
+        # to_python: SQLite's raw SQL hands booleans back as 0 and 1.
+        return Jurisdiction.from_db(connection.alias, [f.attname for f in fields],
+                                    [f.to_python(value) for f, value in zip(fields, row, strict=True)])
     found = jurisdiction_ensure(Jurisdiction, code)
     # An unknown jurisdiction still has the model's defaults (72 hours).
     return found or Jurisdiction(code=code, name=code)

@@ -116,10 +116,17 @@ def table_paytable_rtps(*, table: Table) -> list[PaytableRtp]:
 
 def table_document(table: Table) -> dict[str, Any]:
     """The whole configuration of a table as JSON data; history stores it before and after every change."""
-    paytables = {row.side_bet: row for row in TablePaytable.objects.filter(table=table)}
-    limits: dict[str, dict[str, dict[str, Any]]] = {}
-    for limit in BetLimit.objects.filter(table=table).order_by("bet_type", "currency"):
-        limits.setdefault(limit.bet_type, {})[limit.currency] = {
+    return document_of_rows(table, paytables=TablePaytable.objects.filter(table=table),
+                            limits=BetLimit.objects.filter(table=table))
+
+
+def document_of_rows(table: Table, *, paytables: Iterable[TablePaytable],
+                     limits: Iterable[BetLimit]) -> dict[str, Any]:
+    """table_document from rows in hand: table_create has just written them, and need not read them back."""
+    by_bet = {row.side_bet: row for row in paytables}
+    limits_of: dict[str, dict[str, dict[str, Any]]] = {}
+    for limit in sorted(limits, key=lambda limit: (limit.bet_type, limit.currency)):
+        limits_of.setdefault(limit.bet_type, {})[limit.currency] = {
             "min": limit.min, "max": limit.max, "chips": list(limit.chips),
         }
     document = {
@@ -132,9 +139,9 @@ def table_document(table: Table) -> dict[str, Any]:
     for field in (*FLAG_FIELDS, "betting_seconds", "decision_seconds"):
         document[field] = getattr(table, field)
     document["currencies"] = list(table.currencies)
-    document["side_bets"] = [bet for bet in SideBet.values if bet in paytables and paytables[bet].offered]
-    document["limits"] = limits
-    document["paytables"] = {bet: dict(paytables[bet].paytable) for bet in SideBet.values if bet in paytables}
+    document["side_bets"] = [bet for bet in SideBet.values if bet in by_bet and by_bet[bet].offered]
+    document["limits"] = limits_of
+    document["paytables"] = {bet: dict(by_bet[bet].paytable) for bet in SideBet.values if bet in by_bet}
     return document
 
 

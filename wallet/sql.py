@@ -137,6 +137,17 @@ class LedgerStatements:
         )
         return self.cursor.fetchall()
 
+    def player_accounts_insert(self, *, keys: Sequence[tuple[int, str, str]], created_at) -> None:
+        """Open player accounts (player_id, kind, currency) with a zero balance. One a concurrent twin opens
+        meanwhile is skipped: ON CONFLICT waits for the twin's transaction, then does nothing."""
+        source, params = self._rows(list(keys), ("bigint", "text", "text"))
+        # WHERE true: without it SQLite would read ON CONFLICT as the join's ON.
+        self._execute(
+            "INSERT INTO wallet_account (player_id, kind, currency, balance, created_at) "
+            f"SELECT r.c0, r.c1, r.c2, 0, %s FROM {source} WHERE true ON CONFLICT DO NOTHING",
+            [self._datetime(created_at), *params],
+        )
+
     def ledger_write(self, *, transaction_id: int, created_at, deltas: dict[int, int],
                      entries: list[tuple[int, int]], bets: Sequence[tuple] = (), resolutions: Sequence[tuple] = (),
                      ) -> tuple[dict[int, int], list[int]]:

@@ -27,7 +27,7 @@ from tables.models import (
     TablePaytable,
     TableState,
 )
-from tables.selectors import bet_types_offered, table_document
+from tables.selectors import bet_types_offered, document_of_rows, table_document
 from tables.services.validation import (
     _check_actor,
     _check_offered_paytables,
@@ -158,23 +158,22 @@ def table_create(*, actor, code: str, name: str, profile: str, currencies, reaso
     custom_limits = _limits_clean(limits, bet_types=offered_types, currencies=settings["currencies"])
     try:
         with transaction.atomic(durable=True):
-            if Table.objects.filter(code=code).exists():
-                raise TableConfigError(f"There is already a table with code {code}", field="code")
             table = Table.objects.create(code=code, profile=profile, state=state, **settings)
-            TablePaytable.objects.bulk_create(
+            # A new table has no rows yet: write each once, as it is meant to be (no _sync_rows to reconcile),
+            # and describe the table from the rows written rather than read them back.
+            paytable_rows = TablePaytable.objects.bulk_create(
                 TablePaytable(
                     table=table, side_bet=bet, offered=bet in side_bets,
                     paytable=paytables.get(bet, dict(DEFAULT_PAYTABLES[bet])),
                 )
                 for bet in SideBet.values
             )
-            _sync_rows(table=table, side_bets=side_bets, currencies=settings["currencies"],
-                       bet_behind=settings["bet_behind"])
-            for limit in custom_limits.values():
-                BetLimit.objects.filter(table=table, bet_type=limit["bet_type"], currency=limit["currency"]).update(
-                    min=limit["min"], max=limit["max"], chips=limit["chips"]
-                )
-            after = table_document(table)
+            limit_rows = BetLimit.objects.bulk_create(
+                BetLimit(table=table, **(custom_limits.get((bet_type, currency))
+                                         or default_bet_limit(bet_type=bet_type, currency=currency)))
+                for bet_type in offered_types for currency in settings["currencies"]
+            )
+            after = document_of_rows(table, paytables=paytable_rows, limits=limit_rows)
             summary = change_summary(None, after)
             TableChange.objects.create(
                 table=table, version=table.config_version, actor=actor, at=table.created_at,
@@ -184,7 +183,8 @@ def table_create(*, actor, code: str, name: str, profile: str, currencies, reaso
                                 origin=origin, reason=reason, at=table.created_at,
                                 details={"version": table.config_version, "summary": summary})
     except IntegrityError:
-        # Two operators creating the same code at once: the unique constraint decides.
+        # A code taken already (or by another operator creating it at this moment): the unique constraint
+        # decides, and is the only check, so an insert that succeeds asks nothing first.
         if Table.objects.filter(code=code).exists():
             raise TableConfigError(f"There is already a table with code {code}", field="code") from None
         raise

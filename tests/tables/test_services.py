@@ -51,6 +51,31 @@ def test_create_preloads_the_profile_defaults_paytables_and_limits(operator, pro
     assert change.summary == f"Created {profile} table AB12"
 
 
+def test_create_writes_the_limits_and_paytables_given_and_its_history_describes_the_rows_stored(operator):
+    hot3 = {**DEFAULT_PAYTABLES["hot3"], "777": DEFAULT_PAYTABLES["hot3"]["777"] - 10}
+    pairs = {**DEFAULT_PAYTABLES["perfect_pairs"], "mixed": DEFAULT_PAYTABLES["perfect_pairs"]["mixed"] - 1}
+    table = services.table_create(
+        actor=operator, reason="test change", code="AB12", name="Test", profile="free_bet_seated",
+        currencies=["EUR", "SEK"], paytables={"hot3": hot3, "perfect_pairs": pairs},
+        limits=[{"bet_type": "main", "currency": "SEK", "min": 2_000, "max": 40_000, "chips": [10_000, 2_000]},
+                {"bet_type": "perfect_pairs", "currency": "EUR", "min": 101, "max": 999, "chips": [101]}])
+    stored = {(limit.bet_type, limit.currency): (limit.min, limit.max, limit.chips)
+              for limit in BetLimit.objects.filter(table=table)}
+    assert stored.pop(("main", "SEK")) == (2_000, 40_000, [2_000, 10_000])
+    assert stored.pop(("perfect_pairs", "EUR")) == (101, 999, [101])
+    defaults = {(bet_type, currency): tuple(services.default_bet_limit(bet_type=bet_type, currency=currency)[key]
+                                            for key in ("min", "max", "chips"))
+                for bet_type in ("main", "21+3", "perfect_pairs", "bet_behind", "tip") for currency in ("EUR", "SEK")}
+    assert stored == {key: value for key, value in defaults.items()
+                      if key not in {("main", "SEK"), ("perfect_pairs", "EUR")}}
+    paytables = {row.side_bet: (row.offered, row.paytable) for row in TablePaytable.objects.filter(table=table)}
+    assert paytables == {"any_pair": (False, DEFAULT_PAYTABLES["any_pair"]), "21+3": (True, DEFAULT_PAYTABLES["21+3"]),
+                         "hot3": (False, hot3), "perfect_pairs": (True, pairs)}
+    # The history's first entry is the table as stored, read back from the database.
+    change = TableChange.objects.get(table=table)
+    assert change.after == services.table_document(Table.objects.get(pk=table.pk))
+
+
 def test_create_scales_default_limits_to_the_currency(roles):
     table = TableFactory(currencies=["JPY", "SEK"])
     jpy = selectors.bet_limit_get(table=table, bet_type="main", currency="JPY")

@@ -53,6 +53,15 @@ def test_concurrent_bets_against_one_balance_never_overdraw_it(player):
     assert ledger_audit_run() == []
 
 
+def test_first_deposits_from_many_threads_open_the_account_once_and_each_is_credited(player):
+    # No account yet: every thread finds none, opens it (ON CONFLICT waits for the first to commit and skips)
+    # and locks the one row.
+    in_threads(8, lambda i: services.deposit(player=player, currency="EUR", amount=1_00, idempotency_key=new_key()))
+    assert Account.objects.filter(player=player).count() == 1
+    assert selectors.player_balance(player=player, currency="EUR") == 8_00
+    assert ledger_audit_run() == []
+
+
 def test_one_idempotency_key_sent_from_many_threads_moves_money_once(player):
     DepositFactory(player=player, amount=50_00)
 

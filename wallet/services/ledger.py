@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from casino.checks import amount_check, idempotency_key_check
 from casino.idempotency import IdempotencyConflict
@@ -215,9 +216,7 @@ def _player_accounts_lock(db: LedgerStatements, keys: set[tuple[int, str, str]],
     missing = keys - found.keys()
     if missing and create:
         # Lazily opened on first deposit or grant; a concurrent twin makes ON CONFLICT wait and skip.
-        Account.objects.bulk_create(
-            [Account(player_id=p, kind=k, currency=c) for p, k, c in sorted(missing)], ignore_conflicts=True
-        )
+        db.player_accounts_insert(keys=sorted(missing), created_at=timezone.now())
         found = lock()
         missing = keys - found.keys()
     if missing:
