@@ -42,7 +42,7 @@ from rounds.selectors.record import (
     round_record_load,
 )
 from rounds.selectors.replay import RoundReplay, round_replay
-from rounds.selectors.stats import decision_stats, round_share, spot_statuses
+from rounds.selectors.stats import decision_stats, round_share, spot_play_rows, spot_statuses
 
 __all__ = [
     "BET_RECORD_FIELDS",
@@ -70,6 +70,7 @@ __all__ = [
     "round_share",
     "round_view",
     "rounds_list",
+    "spot_play_rows",
     "spot_statuses",
     "spot_view",
 ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from django.db import connection
+
 from rounds.models import CardRecord, CardTarget, Decision, DecisionKind, Round, Spot, SpotStatus
 
 
@@ -47,6 +49,20 @@ def round_share(count: int, total: int) -> float:
     return round(count / total, 4) if total else 0.0
 
 
-def spot_statuses(*, round: Round) -> dict[str, int]:
-    rows = Spot.objects.filter(round=round, voided_at__isnull=True, behind=False).values_list("status", flat=True)
-    return dict(Counter(rows))
+# SQL written once: every decision and every card of the decisions step reads it (services.play._progress).
+_SPOT_PLAY_SQL = "SELECT seat, status FROM rounds_spot WHERE round_id = %s AND voided_at IS NULL AND NOT behind"
+
+
+def spot_play_rows(*, round: Round, in_seat_order: bool = False) -> list[tuple[int | None, str]]:
+    """(seat, status) of each live position that plays (not voided, not Bet Behind); in turn order (seat, then
+    id) when asked."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SPOT_PLAY_SQL + (" ORDER BY seat, id" if in_seat_order else ""), [round.pk])
+        return cursor.fetchall()
+
+
+def spot_statuses(*, round: Round, rows: list[tuple[int | None, str]] | None = None) -> dict[str, int]:
+    """How many live playing positions are in each play status (from `rows` of spot_play_rows if read)."""
+    if rows is None:
+        rows = spot_play_rows(round=round)
+    return dict(Counter(status for _seat, status in rows))

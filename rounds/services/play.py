@@ -7,11 +7,8 @@ of the seat whose turn it is.
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
-
-from django.db import connection
 
 from responsible.checks import bet_allowed
 from responsible.errors import ResponsibleError
@@ -269,20 +266,14 @@ def _spots_refresh(record: RoundRecord, spots: list[Spot]) -> None:
         Spot.objects.bulk_update(changed, ["status", "need_index"])
 
 
-# The live seat positions' play status, with their seats in turn order at a seated table: the counts and whose
-# turn it is from one read (SQL written once: every decision and every card in the decisions step runs it).
-_SPOT_STATES_SQL = "SELECT seat, status FROM rounds_spot WHERE round_id = %s AND voided_at IS NULL AND NOT behind"
-
-
 def _progress(round: Round, *, now: datetime, new_step: bool) -> dict[str, int] | None:
     """After a decision or a card: whose turn, the decision timer, and the dealer once everyone is done. Gives
     the play statuses counted (selectors.spot_statuses), or None when the round takes no decisions."""
     if round.state != RoundState.DECISIONS:
         return None
-    with connection.cursor() as cursor:
-        cursor.execute(_SPOT_STATES_SQL + ("" if round.common_draw else " ORDER BY seat, id"), [round.pk])
-        rows = cursor.fetchall()
-    statuses = dict(Counter(status for _, status in rows))
+    # The counts and, at a seated table, whose turn it is, from one read.
+    rows = selectors.spot_play_rows(round=round, in_seat_order=not round.common_draw)
+    statuses = selectors.spot_statuses(round=round, rows=rows)
     unfinished = sum(n for status, n in statuses.items() if status != SpotStatus.FINISHED)
     if not unfinished:
         _transition(round, RoundState.DEALER, now=now, actor_kind=ActorKind.SYSTEM, deadline=None, turn_seat=None)

@@ -261,7 +261,7 @@ def shown(csv_row: dict) -> list[str]:
             money(csv_row["golden_chips_returned"])]
 
 
-def test_a_simulated_month_gives_every_figure_to_the_minor_unit_and_a_reversal_changes_its_day(
+def test_a_simulated_period_gives_every_figure_to_the_minor_unit_and_a_reversal_changes_its_day(
         play, funded, client_for, operator):
     month = Month(play, funded)
     rounds = month.play_month()
