@@ -19,7 +19,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import permutations, product
 
-from ..cards import RANKS, RED_SUITS, SUITS, parse_card
+from ..cards import RANKS, RED_SUITS, SUITS, Card, parse_card
 from ..sidebets import DEFAULT_PAYTABLES, SIDE_BETS, side_bet_outcome
 
 INSURANCE = "insurance"
@@ -68,16 +68,26 @@ def _add_counts(table: dict[str | None, list[int]], category: str | None, patter
     table.setdefault(category, [0, 0, 0])[pattern] += weight
 
 
+@lru_cache(maxsize=1)
+def representative_triples() -> tuple[tuple[Card, Card, Card, int, int], ...]:
+    """Every rank triple with each suit-pattern representative, as the cards the classifier takes, with its
+    identity pattern and orbit size. The same for every bet, so each bet's counts only classify: parsing the
+    cards and finding the pattern once, not once per bet, is most of the enumeration's cost."""
+    triples = []
+    for ranks in product(RANKS, repeat=3):
+        for suits, orbit_size in suit_pattern_orbits():
+            first, second, up = (parse_card(rank + suit) for rank, suit in zip(ranks, suits, strict=True))
+            triples.append((first, second, up, _identity_pattern(ranks, suits), orbit_size))
+    return tuple(triples)
+
+
 @lru_cache(maxsize=len(SIDE_BETS))
 def category_pattern_counts(bet: str) -> dict[str | None, PatternCounts]:
     """Ordered triples per category (None: the bet loses), by identity pattern; independent of decks."""
     _check_bet(bet, allow_insurance=False)
     table: dict[str | None, list[int]] = {}
-    for ranks in product(RANKS, repeat=3):
-        for suits, orbit_size in suit_pattern_orbits():
-            first, second, up = (parse_card(rank + suit) for rank, suit in zip(ranks, suits, strict=True))
-            category = side_bet_outcome(bet, (first, second), up)
-            _add_counts(table, category, _identity_pattern(ranks, suits), orbit_size)
+    for first, second, up, pattern, orbit_size in representative_triples():
+        _add_counts(table, side_bet_outcome(bet, (first, second), up), pattern, orbit_size)
     return {category: (c[0], c[1], c[2]) for category, c in table.items()}
 
 
