@@ -108,23 +108,28 @@ def _change_commit(*, table: Table, before: dict, actor, fields: dict[str, Any],
     return fresh
 
 
-def _sync_rows(*, table: Table, side_bets: list[str], currencies: list[str], bet_behind: bool) -> None:
+def _sync_rows(*, table: Table, before: dict, side_bets: list[str], currencies: list[str], bet_behind: bool) -> None:
     """Offer exactly `side_bets`; keep limits for exactly the offered bet types x accepted currencies, adding
-    defaults where a bet type or currency is new."""
-    TablePaytable.objects.filter(table=table).exclude(side_bet__in=side_bets).update(offered=False)
-    for bet in side_bets:
-        row, created = TablePaytable.objects.get_or_create(
-            table=table, side_bet=bet, defaults={"offered": True, "paytable": dict(DEFAULT_PAYTABLES[bet])}
-        )
-        if not created and not row.offered:
-            TablePaytable.objects.filter(pk=row.pk).update(offered=True)
+    defaults where a bet type or currency is new. Which rows there are comes from `before`, the table's document
+    read at the start of this change (its version's compare-and-set guarantees no other change wrote since)."""
+    stored, offered_before = before["paytables"], set(before["side_bets"])
+    if offered_before - set(side_bets):
+        TablePaytable.objects.filter(table=table).exclude(side_bet__in=side_bets).update(offered=False)
+    TablePaytable.objects.bulk_create(
+        TablePaytable(table=table, side_bet=bet, offered=True, paytable=dict(DEFAULT_PAYTABLES[bet]))
+        for bet in side_bets if bet not in stored
+    )
+    reoffered = [bet for bet in side_bets if bet in stored and bet not in offered_before]
+    if reoffered:
+        TablePaytable.objects.filter(table=table, side_bet__in=reoffered).update(offered=True)
     bet_types = bet_types_offered(side_bets=side_bets, bet_behind=bet_behind)
-    BetLimit.objects.filter(table=table).exclude(bet_type__in=bet_types).delete()
-    BetLimit.objects.filter(table=table).exclude(currency__in=currencies).delete()
-    existing = set(BetLimit.objects.filter(table=table).values_list("bet_type", "currency"))
+    held = {(bet_type, currency) for bet_type, by_currency in before["limits"].items() for currency in by_currency}
+    if any(bet_type not in bet_types or currency not in currencies for bet_type, currency in held):
+        BetLimit.objects.filter(table=table).exclude(bet_type__in=bet_types).delete()
+        BetLimit.objects.filter(table=table).exclude(currency__in=currencies).delete()
     BetLimit.objects.bulk_create(
         BetLimit(table=table, **default_bet_limit(bet_type=bet_type, currency=currency))
-        for bet_type in bet_types for currency in currencies if (bet_type, currency) not in existing
+        for bet_type in bet_types for currency in currencies if (bet_type, currency) not in held
     )
 
 
@@ -206,10 +211,10 @@ def table_update(*, actor, table: Table, expected_version: int | None = None, re
         current = {field: before[field] for field in SETTING_FIELDS}
         settings = table_settings_validate(profile=fresh.profile, values={**current, **changes})
         side_bets = settings.pop("side_bets")
-        _check_offered_paytables(table=fresh, side_bets=side_bets, decks=settings["decks"])
+        _check_offered_paytables(stored=before["paytables"], side_bets=side_bets, decks=settings["decks"])
 
         def write_rows():
-            _sync_rows(table=fresh, side_bets=side_bets, currencies=settings["currencies"],
+            _sync_rows(table=fresh, before=before, side_bets=side_bets, currencies=settings["currencies"],
                        bet_behind=settings["bet_behind"])
 
         result = _change_commit(table=fresh, before=before, actor=actor, fields=settings, reason=reason,

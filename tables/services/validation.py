@@ -25,8 +25,6 @@ from tables.models import (
     DisconnectPolicy,
     Profile,
     SideBet,
-    Table,
-    TablePaytable,
     TimeoutRule,
 )
 from tables.selectors import document_rules
@@ -323,8 +321,8 @@ def _limits_clean(limits: Iterable[Mapping[str, Any]], *, bet_types: list[str], 
     return cleaned
 
 
-def _check_offered_paytables(*, table: Table, side_bets: list[str], decks: int) -> None:
-    """A deck-count change or a newly offered side bet must not publish a paytable at or above 100 %."""
-    stored = {row.side_bet: row.paytable for row in TablePaytable.objects.filter(table=table)}
+def _check_offered_paytables(*, stored: Mapping[str, Mapping[str, int]], side_bets: list[str], decks: int) -> None:
+    """A deck-count change or a newly offered side bet must not publish a paytable at or above 100 %. `stored`:
+    the table's paytable rows ({side bet: paytable}), as the change's `before` document has read them."""
     for bet in side_bets:
         paytable_validate(side_bet=bet, paytable=stored.get(bet, DEFAULT_PAYTABLES[bet]), decks=decks)
