@@ -138,9 +138,10 @@ def _manage(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_command_reports_bad_scripts_without_traceback(tmp_path: Path, django_db_blocker) -> None:
-    """Run in this process, not in a second Python that starts Django again (about 2 s of CPU): the exit is the command's SystemExit, and any other exception, which
-    manage.py would print as a traceback, fails the test. With the database blocked, a query the command made
-    (its own, or a migration check) raises, as the unreachable database of a manage.py run would."""
+    """Run in this process, not in a second Python that starts Django again (about 2 s of CPU): the exit is the
+    command's SystemExit, and any other exception, which manage.py would print as a traceback, fails the test.
+    With the database blocked, a query the command made (its own, or a migration check) raises, as the
+    unreachable database of a manage.py run would."""
     scripts = [script for script, _reason in BAD_SCRIPTS] + [GOOD]
     (tmp_path / "all.json").write_text(json.dumps(scripts))
     out, err = io.StringIO(), io.StringIO()
