@@ -120,7 +120,9 @@ class Entry(models.Model):
     transaction = models.ForeignKey(
         LedgerTransaction, on_delete=models.PROTECT, related_name="entries", db_index=False, db_constraint=False
     )
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries", db_index=False)
+    # Checked once per INSERT statement rather than by a foreign key per row (wallet 0010).
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries", db_index=False,
+                                db_constraint=False)
     amount = models.BigIntegerField()
     # The player account's balance right after this entry; null for house accounts, which keep no running balance.
     balance_after = models.BigIntegerField(null=True, blank=True)

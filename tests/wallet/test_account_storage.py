@@ -21,7 +21,7 @@ def _updates() -> tuple[int, int]:
         return cursor.fetchone()
 
 
-def test_a_balance_update_stays_on_the_page_of_its_account():
+def test_a_balance_update_stays_on_the_page_of_its_account(roles):
     # The table is empty when a test starts, but its pages keep the room of earlier tests' rolled-back rows, so
     # an update would find room whatever the fill factor. Truncated in this transaction (and restored with its
     # rollback), the pages fill from nothing as a live database's do.
@@ -38,7 +38,7 @@ def test_a_balance_update_stays_on_the_page_of_its_account():
     assert after_hot - hot >= PLAYERS * 0.9, f"{after_hot - hot} of {PLAYERS} balance updates were HOT"
 
 
-def test_a_players_accounts_are_found_through_an_index():
+def test_a_players_accounts_are_found_through_an_index(roles):
     player = FundedPlayerFactory()
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")  # a near-empty table would be scanned whatever the indexes
