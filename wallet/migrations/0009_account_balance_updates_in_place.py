@@ -9,9 +9,9 @@ unique (player, kind, currency) index, whose condition every `player_id = ...` l
 lookups. New pages follow the fill factor; existing ones as they are rewritten (VACUUM FULL, or in time).
 """
 
-from django.db import migrations, models
-from django.conf import settings
 import django.db.models.deletion
+from django.conf import settings
+from django.db import migrations, models
 
 FILL_FACTOR = 50
 
