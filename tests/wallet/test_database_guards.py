@@ -110,10 +110,10 @@ MISSING = 10**15  # no row has this id
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("column", ["resolution.bet", "resolution.transaction", "entry.transaction"])
+@pytest.mark.parametrize("column", ["resolution.bet", "resolution.transaction", "entry.transaction", "entry.account"])
 def test_a_ledger_row_must_reference_a_bet_and_transaction_that_exist(settled_bet, column):
-    """Checked once per INSERT statement (migration 0006) rather than by a foreign key per row, and at once:
-    a statement of many rows with one bad reference is refused whole, naming it."""
+    """Checked once per INSERT statement (migrations 0006 and 0010) rather than by a foreign key per row, and at
+    once: a statement of many rows with one bad reference is refused whole, naming it."""
     txn = BetResolution.objects.get(bet=settled_bet).transaction_id
     other = BetFactory(player=settled_bet.account.player, amount=5_00)
     table, field = column.split(".")
@@ -128,8 +128,28 @@ def test_a_ledger_row_must_reference_a_bet_and_transaction_that_exist(settled_be
             sql = ("INSERT INTO wallet_entry (transaction_id, account_id, amount, created_at) "
                    "VALUES (%s, %s, 1, now()), (%s, %s, -1, now())")
             house = Account.objects.filter(player__isnull=True).values_list("pk", flat=True).first()
-            params = [MISSING, settled_bet.account_id, MISSING, house]
-            want = f"transaction_id {MISSING} is not in wallet_ledgertransaction"
+            if field == "transaction":
+                params = [MISSING, settled_bet.account_id, MISSING, house]
+                want = f"transaction_id {MISSING} is not in wallet_ledgertransaction"
+            else:
+                # A good row (another player's account, with no entry in txn) beside the bad one.
+                params = [txn, BetFactory(amount=5_00).account_id, txn, MISSING]
+                want = f"account_id {MISSING} is not in wallet_account"
         with pytest.raises(IntegrityError, match=want), transaction.atomic():
             cursor.execute(sql, params)
     assert not BetResolution.objects.filter(bet=other).exists()
+
+
+@pytest.mark.django_db
+def test_an_account_its_entries_name_can_be_neither_deleted_nor_renumbered(settled_bet):
+    """What the entries' foreign key to their account guaranteed, now that a statement trigger checks the
+    account when an entry is inserted (migration 0010): the account stays, under the same id."""
+    account = settled_bet.account
+    with pytest.raises(IntegrityError, match=f"delete from wallet_account refused: account {account.pk} has "
+                                              "entries"), transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("DELETE FROM wallet_account WHERE id = %s", [account.pk])
+    with pytest.raises(IntegrityError, match="wallet_account is append-only: UPDATE refused"), transaction.atomic():
+        Account.objects.filter(pk=account.pk).update(id=MISSING)
+    account.refresh_from_db()
+    assert Entry.objects.filter(account=account).exists()
