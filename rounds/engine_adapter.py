@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 from rounds.engine.bets import PlayerEntry
@@ -85,6 +85,8 @@ def spot_label(*, seat: int | None, behind: bool, player_id: int) -> str:
 
 
 _bet_id = attrgetter("id")
+# What the split of a result over a spot's bets depends on besides the result: each bet's kind, hand, stake, funding.
+_bet_pattern = itemgetter(2, 3, 4, 5)
 _decision_sequence = attrgetter("sequence")
 
 
@@ -217,18 +219,20 @@ def _balance(decisions: list[DecisionRecord], totals: dict[str, int]) -> int | N
 
 
 def spot_entry(record: RoundRecord, spot: SpotRecord) -> PlayerEntry:
-    # Once per spot of a settlement (10,000 in a big common draw): the bets and decisions are read once.
+    # Once per spot of a settlement (10,000 in a big common draw): the bets and decisions are read once, and the
+    # entry is built positionally with list-built tuples (a generator costs more than the few items it yields).
     totals = stake_totals(record, spot.id)
     decisions = record.decisions_of(spot.id)
+    get = totals.get
     return PlayerEntry(
-        id=spot.label,
-        main=totals["main"] + totals["bet_behind"],
-        golden_chip=totals["golden_chip"],
-        side_bets=tuple((name, totals[name]) for name in SIDE_KINDS if totals[name]),
-        insurance=totals["insurance"] > 0,
-        balance=_balance(decisions, totals),
-        actions=tuple(d.action for d in decisions if d.kind == "action"),
-        behind=spot.behind,
+        spot.label,
+        get("main", 0) + get("bet_behind", 0),
+        get("golden_chip", 0),
+        tuple([(name, totals[name]) for name in SIDE_KINDS if get(name)]),
+        get("insurance", 0) > 0,
+        _balance(decisions, totals),
+        tuple([d.action for d in decisions if d.kind == "action"]),
+        spot.behind,
     )
 
 
@@ -391,20 +395,33 @@ def bet_returns(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[i
     reused by position; tests/rounds/test_settlement.py compares this with splitting every spot.
     """
     returns: dict[int, tuple[int, int]] = {}
-    split: dict[tuple[Any, ...], list[tuple[int, int] | None]] = {}
+    # pattern -> (bet positions with a return, their returns), or None when every bet has one (all but departed
+    # spots): then the returns are added by id in one update.
+    split: dict[tuple[Any, ...], tuple[list[int], list[tuple[int, int]] | None]] = {}
+    departed_spots = record.departed
+    bets_of = record.bets_of
+    update = returns.update
     for spot in record.live_spots():
-        result = results[spot.id]
-        bets = record.bets_of(spot.id)
-        departed = spot.id in record.departed
+        spot_id = spot.id
+        result = results[spot_id]
+        bets = bets_of(spot_id)
+        departed = spot_id in departed_spots
         # id(result): the results dict keeps every result alive, so no id is reused while this runs.
-        key = (id(result), departed, *[(b.kind, b.hand_index, b.amount, b.funding) for b in bets])
+        key = (id(result), departed, *map(_bet_pattern, bets))
         pattern = split.get(key)
         if pattern is None:
             spot_returns = (side_bet_returns if departed else spot_bet_returns)(record, spot, result)
-            pattern = split[key] = [spot_returns.get(b.id) for b in bets]
-        for bet, value in zip(bets, pattern, strict=True):
-            if value is not None:
-                returns[bet.id] = value
+            values = [spot_returns.get(b.id) for b in bets]
+            if None in values:
+                pattern = split[key] = ([i for i, v in enumerate(values) if v is not None],
+                                        [v for v in values if v is not None])
+            else:
+                pattern = split[key] = (values, None)
+        values, some = pattern
+        if some is None:
+            update(zip(map(_bet_id, bets), values))
+        else:
+            update(zip([bets[i].id for i in values], some))
     return returns
 
 

@@ -82,9 +82,8 @@ def round_settle(*, round_id: int) -> bool:
         summary = settlement_summary(record, results)
         from wallet.services import BetResolutionSpec
 
-        resolutions = [
-            BetResolutionSpec(bet.wallet_bet_id, *returns[bet.id]) for bet in record.bets if bet.id in returns
-        ]
+        spec = BetResolutionSpec._make
+        resolutions = [spec((bet.wallet_bet_id, *returns[bet.id])) for bet in record.bets if bet.id in returns]
         txn = None
         if resolutions:
             txn = wallet.bet_resolve(
