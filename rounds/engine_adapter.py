@@ -84,7 +84,7 @@ def spot_label(*, seat: int | None, behind: bool, player_id: int) -> str:
     return f"seat{seat}-behind-p{player_id}" if behind else f"seat{seat}"
 
 
-_bet_id = attrgetter("id")
+_bet_id = _spot_id = attrgetter("id")
 # What the split of a result over a spot's bets depends on besides the result: each bet's kind, hand, stake, funding.
 _bet_pattern = itemgetter(2, 3, 4, 5)
 _decision_sequence = attrgetter("sequence")
@@ -112,6 +112,13 @@ class RoundRecord:
         self._decisions_by_spot: dict[int, list[DecisionRecord]] | None = None
 
     def bets_of(self, spot_id: int) -> list[BetRecord]:
+        index = self._bets_by_spot
+        if index is None:
+            index = self._bet_index()
+        return index.get(spot_id, [])
+
+    def _bet_index(self) -> dict[int, list[BetRecord]]:
+        """spot id -> its bets, in id order; only spots with a bet have a key."""
         if self._bets_by_spot is None:
             grouped: dict[int, list[BetRecord]] = defaultdict(list)
             for bet in self.bets:
@@ -121,7 +128,7 @@ class RoundRecord:
             for bets in grouped.values():
                 bets.sort(key=_bet_id)
             self._bets_by_spot = grouped
-        return self._bets_by_spot.get(spot_id, [])
+        return self._bets_by_spot
 
     def decisions_of(self, spot_id: int, kind: str | None = None) -> list[DecisionRecord]:
         if self._decisions_by_spot is None:
@@ -142,7 +149,8 @@ class RoundRecord:
         return self.cards_of("dealer")
 
     def live_spots(self) -> list[SpotRecord]:
-        return [spot for spot in sorted(self.spots, key=lambda s: s.id) if not spot.voided and self.bets_of(spot.id)]
+        with_bets = self._bet_index()
+        return [spot for spot in sorted(self.spots, key=_spot_id) if not spot.voided and spot.id in with_bets]
 
     def spot(self, spot_id: int) -> SpotRecord:
         for spot in self.spots:
@@ -282,8 +290,9 @@ def settle_record(record: RoundRecord) -> dict[int, PlayerResult]:
         first, stream = position_cards(record, position.seat)
         entries = [spot_entry(record, spot) for spot in position.spots]
         outcome = settle_round(record.rules, first, dealer, stream, entries)
-        for spot in position.spots:
-            results[spot.id] = outcome.players[spot.label]
+        players = outcome.players
+        for spot, entry in zip(position.spots, entries, strict=True):
+            results[spot.id] = players[entry.id]
     return results
 
 
@@ -395,9 +404,9 @@ def bet_returns(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[i
     reused by position; tests/rounds/test_settlement.py compares this with splitting every spot.
     """
     returns: dict[int, tuple[int, int]] = {}
-    # pattern -> (bet positions with a return, their returns), or None when every bet has one (all but departed
-    # spots): then the returns are added by id in one update.
-    split: dict[tuple[Any, ...], tuple[list[int], list[tuple[int, int]] | None]] = {}
+    # pattern -> (the positions of the bets with a return, None when every bet has one (all but departed
+    # spots), and those returns): a whole spot's returns are added by id in one update.
+    split: dict[tuple[Any, ...], tuple[list[int] | None, list[tuple[int, int]]]] = {}
     departed_spots = record.departed
     bets_of = record.bets_of
     update = returns.update
@@ -411,17 +420,12 @@ def bet_returns(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[i
         pattern = split.get(key)
         if pattern is None:
             spot_returns = (side_bet_returns if departed else spot_bet_returns)(record, spot, result)
-            values = [spot_returns.get(b.id) for b in bets]
-            if None in values:
-                pattern = split[key] = ([i for i, v in enumerate(values) if v is not None],
-                                        [v for v in values if v is not None])
-            else:
-                pattern = split[key] = (values, None)
-        values, some = pattern
-        if some is None:
-            update(zip(map(_bet_id, bets), values))
-        else:
-            update(zip([bets[i].id for i in values], some))
+            found = [spot_returns.get(b.id) for b in bets]
+            returned = [value for value in found if value is not None]
+            at = None if len(returned) == len(bets) else [i for i, value in enumerate(found) if value is not None]
+            pattern = split[key] = (at, returned)
+        at, values = pattern
+        update(zip(map(_bet_id, bets) if at is None else [bets[i].id for i in at], values, strict=True))
     return returns
 
 
