@@ -85,6 +85,15 @@ def spot_label(*, seat: int | None, behind: bool, player_id: int) -> str:
 
 
 _bet_id = _spot_id = attrgetter("id")
+_bet_kind = attrgetter("kind")
+_bet_amount = attrgetter("amount")
+_decision_kind = attrgetter("kind")
+_decision_action = attrgetter("action")
+_decision_funded = attrgetter("funded")
+# What a spot's entry depends on besides its label: its bets' kinds and stakes, its decisions' kinds, actions and
+# funding, in order (the two kinds of items have different lengths, so one flat key reads one way only).
+_bet_entry_key = attrgetter("kind", "amount")
+_decision_entry_key = attrgetter("kind", "action", "funded")
 # What the split of a result over a spot's bets depends on besides the result: each bet's kind, hand, stake, funding.
 _bet_pattern = itemgetter(2, 3, 4, 5)
 _decision_sequence = attrgetter("sequence")
@@ -110,6 +119,24 @@ class RoundRecord:
         """Forget the per-spot indexes: call after appending bets or decisions."""
         self._bets_by_spot: dict[int, list[BetRecord]] | None = None
         self._decisions_by_spot: dict[int, list[DecisionRecord]] | None = None
+        self._entries: dict[tuple[Any, ...], tuple[Any, ...]] | None = None
+        self._entries_exact: bool | None = None
+
+    def entry_memo(self) -> dict[tuple[Any, ...], tuple[Any, ...]] | None:
+        """spot_entry's memo of entries by their spots' bets and decisions, or None when some stake, kind, action or
+        funded flag is not of its exact type (a record rebuilt from an audit trail may hold 1000.0 or True for a
+        stake): equal keys would then not mean identical entries, and the engine must see each value as it is."""
+        if self._entries_exact is None:
+            bets, decisions = self.bets, self.decisions
+            self._entries_exact = (
+                set(map(type, map(_bet_kind, bets))) <= {str}
+                and set(map(type, map(_bet_amount, bets))) <= {int}
+                and set(map(type, map(_decision_kind, decisions))) <= {str}
+                and set(map(type, map(_decision_action, decisions))) <= {str}
+                and set(map(type, map(_decision_funded, decisions))) <= {bool, type(None)}
+            )
+            self._entries = {}
+        return self._entries if self._entries_exact else None
 
     def bets_of(self, spot_id: int) -> list[BetRecord]:
         index = self._bets_by_spot
@@ -198,8 +225,12 @@ def position_cards(record: RoundRecord, seat: int | None) -> tuple[list[Card], l
 
 
 def stake_totals(record: RoundRecord, spot_id: int) -> dict[str, int]:
+    return _stake_totals(record.bets_of(spot_id))
+
+
+def _stake_totals(bets: list[BetRecord]) -> dict[str, int]:
     totals: dict[str, int] = defaultdict(int)
-    for bet in record.bets_of(spot_id):
+    for bet in bets:
         totals[bet.kind] += bet.amount
     return totals
 
@@ -227,20 +258,30 @@ def _balance(decisions: list[DecisionRecord], totals: dict[str, int]) -> int | N
 
 
 def spot_entry(record: RoundRecord, spot: SpotRecord) -> PlayerEntry:
-    # Once per spot of a settlement (10,000 in a big common draw): the bets and decisions are read once, and the
-    # entry is built positionally with list-built tuples (a generator costs more than the few items it yields).
-    totals = stake_totals(record, spot.id)
+    # Once per spot of a settlement (10,000 in a big common draw, most of them alike): an entry's stakes, balance
+    # and actions are worked out once per distinct set of bets and decisions.
+    bets = record.bets_of(spot.id)
     decisions = record.decisions_of(spot.id)
-    get = totals.get
-    return PlayerEntry(
-        spot.label,
-        get("main", 0) + get("bet_behind", 0),
-        get("golden_chip", 0),
-        tuple([(name, totals[name]) for name in SIDE_KINDS if get(name)]),
-        get("insurance", 0) > 0,
+    memo = record.entry_memo()
+    if memo is None:
+        return PlayerEntry(spot.label, *_entry_fields(bets, decisions), spot.behind)
+    key = (*map(_bet_entry_key, bets), *map(_decision_entry_key, decisions))
+    fields = memo.get(key)
+    if fields is None:
+        fields = memo[key] = _entry_fields(bets, decisions)
+    return PlayerEntry(spot.label, *fields, spot.behind)
+
+
+def _entry_fields(bets: list[BetRecord], decisions: list[DecisionRecord]) -> tuple[Any, ...]:
+    """The entry's fields between its id and its Bet Behind flag, in PlayerEntry's order."""
+    totals = _stake_totals(bets)
+    return (
+        totals["main"] + totals["bet_behind"],
+        totals["golden_chip"],
+        tuple([(name, totals[name]) for name in SIDE_KINDS if totals[name]]),
+        totals["insurance"] > 0,
         _balance(decisions, totals),
         tuple([d.action for d in decisions if d.kind == "action"]),
-        spot.behind,
     )
 
 
