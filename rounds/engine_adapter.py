@@ -444,13 +444,15 @@ def bet_returns(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[i
     same kinds, hands, stakes and funding (in id order) is the same. Each pair is split once and its returns
     reused by position; tests/rounds/test_settlement.py compares this with splitting every spot.
     """
-    returns: dict[int, tuple[int, int]] = {}
     # pattern -> (the positions of the bets with a return, None when every bet has one (all but departed
-    # spots), and those returns): a whole spot's returns are added by id in one update.
+    # spots), and those returns). The bets and their returns are gathered in two flat lists and paired once at
+    # the end: an update per spot cost four times as much.
     split: dict[tuple[Any, ...], tuple[list[int] | None, list[tuple[int, int]]]] = {}
     departed_spots = record.departed
     bets_of = record.bets_of
-    update = returns.update
+    returned_bets: list[BetRecord] = []
+    returned_values: list[tuple[int, int]] = []
+    add_bets, add_values = returned_bets.extend, returned_values.extend
     for spot in record.live_spots():
         spot_id = spot.id
         result = results[spot_id]
@@ -466,8 +468,9 @@ def bet_returns(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[i
             at = None if len(returned) == len(bets) else [i for i, value in enumerate(found) if value is not None]
             pattern = split[key] = (at, returned)
         at, values = pattern
-        update(zip(map(_bet_id, bets) if at is None else [bets[i].id for i in at], values, strict=True))
-    return returns
+        add_bets(bets if at is None else [bets[i] for i in at])
+        add_values(values)
+    return dict(zip(map(_bet_id, returned_bets), returned_values, strict=True))
 
 
 def settlement_summary(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[str, Any]:
