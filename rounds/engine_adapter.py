@@ -482,23 +482,25 @@ def settlement_summary(record: RoundRecord, results: dict[int, PlayerResult]) ->
     spots = {}
     # One script per engine result: players the engine grouped share it (the summary is encoded, not edited).
     scripts: dict[int, tuple[dict[str, Any], int]] = {}
+    departed = record.departed
     for spot in record.live_spots():
-        result = results[spot.id]
+        spot_id = spot.id
+        result = results[spot_id]
         script = scripts.get(id(result))
         if script is None:
             script = scripts[id(result)] = (result.to_script(), result.net)
-        spots[spot.label] = {
-            "spot": spot.id,
+        summary = spots[spot.label] = {
+            "spot": spot_id,
             "player": spot.player_id,
             "currency": spot.currency,
             "result": script[0],
             "net": script[1],
         }
-        if spot.id in record.departed:
+        if spot_id in departed:
             # The live seat played on by the timeout rule; only its side bets' money is the live round's.
-            sides = dict(results[spot.id].side_bets)
-            spots[spot.label]["continuation"] = True
-            spots[spot.label]["net"] = sum(side.net for side in sides.values())
+            sides = dict(result.side_bets)
+            summary["continuation"] = True
+            summary["net"] = sum(side.net for side in sides.values())
     dealer = record.dealer_cards
     return {
         "dealer": {"cards": [str(card) for card in dealer], "total": hand_total(dealer) if dealer else 0},
