@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 from rounds.engine.bets import PlayerEntry
@@ -84,7 +84,18 @@ def spot_label(*, seat: int | None, behind: bool, player_id: int) -> str:
     return f"seat{seat}-behind-p{player_id}" if behind else f"seat{seat}"
 
 
-_bet_id = attrgetter("id")
+_bet_id = _spot_id = attrgetter("id")
+_bet_kind = attrgetter("kind")
+_bet_amount = attrgetter("amount")
+_decision_kind = attrgetter("kind")
+_decision_action = attrgetter("action")
+_decision_funded = attrgetter("funded")
+# What a spot's entry depends on besides its label: its bets' kinds and stakes, its decisions' kinds, actions and
+# funding, in order (the two kinds of items have different lengths, so one flat key reads one way only).
+_bet_entry_key = attrgetter("kind", "amount")
+_decision_entry_key = attrgetter("kind", "action", "funded")
+# What the split of a result over a spot's bets depends on besides the result: each bet's kind, hand, stake, funding.
+_bet_pattern = itemgetter(2, 3, 4, 5)
 _decision_sequence = attrgetter("sequence")
 
 
@@ -108,8 +119,33 @@ class RoundRecord:
         """Forget the per-spot indexes: call after appending bets or decisions."""
         self._bets_by_spot: dict[int, list[BetRecord]] | None = None
         self._decisions_by_spot: dict[int, list[DecisionRecord]] | None = None
+        self._entries: dict[tuple[Any, ...], tuple[Any, ...]] | None = None
+        self._entries_exact: bool | None = None
+
+    def entry_memo(self) -> dict[tuple[Any, ...], tuple[Any, ...]] | None:
+        """spot_entry's memo of entries by their spots' bets and decisions, or None when some stake, kind, action or
+        funded flag is not of its exact type (a record rebuilt from an audit trail may hold 1000.0 or True for a
+        stake): equal keys would then not mean identical entries, and the engine must see each value as it is."""
+        if self._entries_exact is None:
+            bets, decisions = self.bets, self.decisions
+            self._entries_exact = (
+                set(map(type, map(_bet_kind, bets))) <= {str}
+                and set(map(type, map(_bet_amount, bets))) <= {int}
+                and set(map(type, map(_decision_kind, decisions))) <= {str}
+                and set(map(type, map(_decision_action, decisions))) <= {str}
+                and set(map(type, map(_decision_funded, decisions))) <= {bool, type(None)}
+            )
+            self._entries = {}
+        return self._entries if self._entries_exact else None
 
     def bets_of(self, spot_id: int) -> list[BetRecord]:
+        index = self._bets_by_spot
+        if index is None:
+            index = self._bet_index()
+        return index.get(spot_id, [])
+
+    def _bet_index(self) -> dict[int, list[BetRecord]]:
+        """spot id -> its bets, in id order; only spots with a bet have a key."""
         if self._bets_by_spot is None:
             grouped: dict[int, list[BetRecord]] = defaultdict(list)
             for bet in self.bets:
@@ -119,7 +155,7 @@ class RoundRecord:
             for bets in grouped.values():
                 bets.sort(key=_bet_id)
             self._bets_by_spot = grouped
-        return self._bets_by_spot.get(spot_id, [])
+        return self._bets_by_spot
 
     def decisions_of(self, spot_id: int, kind: str | None = None) -> list[DecisionRecord]:
         if self._decisions_by_spot is None:
@@ -140,7 +176,8 @@ class RoundRecord:
         return self.cards_of("dealer")
 
     def live_spots(self) -> list[SpotRecord]:
-        return [spot for spot in sorted(self.spots, key=lambda s: s.id) if not spot.voided and self.bets_of(spot.id)]
+        with_bets = self._bet_index()
+        return [spot for spot in sorted(self.spots, key=_spot_id) if not spot.voided and spot.id in with_bets]
 
     def spot(self, spot_id: int) -> SpotRecord:
         for spot in self.spots:
@@ -188,8 +225,12 @@ def position_cards(record: RoundRecord, seat: int | None) -> tuple[list[Card], l
 
 
 def stake_totals(record: RoundRecord, spot_id: int) -> dict[str, int]:
+    return _stake_totals(record.bets_of(spot_id))
+
+
+def _stake_totals(bets: list[BetRecord]) -> dict[str, int]:
     totals: dict[str, int] = defaultdict(int)
-    for bet in record.bets_of(spot_id):
+    for bet in bets:
         totals[bet.kind] += bet.amount
     return totals
 
@@ -217,18 +258,30 @@ def _balance(decisions: list[DecisionRecord], totals: dict[str, int]) -> int | N
 
 
 def spot_entry(record: RoundRecord, spot: SpotRecord) -> PlayerEntry:
-    # Once per spot of a settlement (10,000 in a big common draw): the bets and decisions are read once.
-    totals = stake_totals(record, spot.id)
+    # Once per spot of a settlement (10,000 in a big common draw, most of them alike): an entry's stakes, balance
+    # and actions are worked out once per distinct set of bets and decisions.
+    bets = record.bets_of(spot.id)
     decisions = record.decisions_of(spot.id)
-    return PlayerEntry(
-        id=spot.label,
-        main=totals["main"] + totals["bet_behind"],
-        golden_chip=totals["golden_chip"],
-        side_bets=tuple((name, totals[name]) for name in SIDE_KINDS if totals[name]),
-        insurance=totals["insurance"] > 0,
-        balance=_balance(decisions, totals),
-        actions=tuple(d.action for d in decisions if d.kind == "action"),
-        behind=spot.behind,
+    memo = record.entry_memo()
+    if memo is None:
+        return PlayerEntry(spot.label, *_entry_fields(bets, decisions), spot.behind)
+    key = (*map(_bet_entry_key, bets), *map(_decision_entry_key, decisions))
+    fields = memo.get(key)
+    if fields is None:
+        fields = memo[key] = _entry_fields(bets, decisions)
+    return PlayerEntry(spot.label, *fields, spot.behind)
+
+
+def _entry_fields(bets: list[BetRecord], decisions: list[DecisionRecord]) -> tuple[Any, ...]:
+    """The entry's fields between its id and its Bet Behind flag, in PlayerEntry's order."""
+    totals = _stake_totals(bets)
+    return (
+        totals["main"] + totals["bet_behind"],
+        totals["golden_chip"],
+        tuple([(name, totals[name]) for name in SIDE_KINDS if totals[name]]),
+        totals["insurance"] > 0,
+        _balance(decisions, totals),
+        tuple([d.action for d in decisions if d.kind == "action"]),
     )
 
 
@@ -278,8 +331,9 @@ def settle_record(record: RoundRecord) -> dict[int, PlayerResult]:
         first, stream = position_cards(record, position.seat)
         entries = [spot_entry(record, spot) for spot in position.spots]
         outcome = settle_round(record.rules, first, dealer, stream, entries)
-        for spot in position.spots:
-            results[spot.id] = outcome.players[spot.label]
+        players = outcome.players
+        for spot, entry in zip(position.spots, entries, strict=True):
+            results[spot.id] = players[entry.id]
     return results
 
 
@@ -390,22 +444,33 @@ def bet_returns(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[i
     same kinds, hands, stakes and funding (in id order) is the same. Each pair is split once and its returns
     reused by position; tests/rounds/test_settlement.py compares this with splitting every spot.
     """
-    returns: dict[int, tuple[int, int]] = {}
-    split: dict[tuple[Any, ...], list[tuple[int, int] | None]] = {}
+    # pattern -> (the positions of the bets with a return, None when every bet has one (all but departed
+    # spots), and those returns). The bets and their returns are gathered in two flat lists and paired once at
+    # the end: an update per spot cost four times as much.
+    split: dict[tuple[Any, ...], tuple[list[int] | None, list[tuple[int, int]]]] = {}
+    departed_spots = record.departed
+    bets_of = record.bets_of
+    returned_bets: list[BetRecord] = []
+    returned_values: list[tuple[int, int]] = []
+    add_bets, add_values = returned_bets.extend, returned_values.extend
     for spot in record.live_spots():
-        result = results[spot.id]
-        bets = record.bets_of(spot.id)
-        departed = spot.id in record.departed
+        spot_id = spot.id
+        result = results[spot_id]
+        bets = bets_of(spot_id)
+        departed = spot_id in departed_spots
         # id(result): the results dict keeps every result alive, so no id is reused while this runs.
-        key = (id(result), departed, *[(b.kind, b.hand_index, b.amount, b.funding) for b in bets])
+        key = (id(result), departed, *map(_bet_pattern, bets))
         pattern = split.get(key)
         if pattern is None:
             spot_returns = (side_bet_returns if departed else spot_bet_returns)(record, spot, result)
-            pattern = split[key] = [spot_returns.get(b.id) for b in bets]
-        for bet, value in zip(bets, pattern, strict=True):
-            if value is not None:
-                returns[bet.id] = value
-    return returns
+            found = [spot_returns.get(b.id) for b in bets]
+            returned = [value for value in found if value is not None]
+            at = None if len(returned) == len(bets) else [i for i, value in enumerate(found) if value is not None]
+            pattern = split[key] = (at, returned)
+        at, values = pattern
+        add_bets(bets if at is None else [bets[i] for i in at])
+        add_values(values)
+    return dict(zip(map(_bet_id, returned_bets), returned_values, strict=True))
 
 
 def settlement_summary(record: RoundRecord, results: dict[int, PlayerResult]) -> dict[str, Any]:
@@ -417,23 +482,25 @@ def settlement_summary(record: RoundRecord, results: dict[int, PlayerResult]) ->
     spots = {}
     # One script per engine result: players the engine grouped share it (the summary is encoded, not edited).
     scripts: dict[int, tuple[dict[str, Any], int]] = {}
+    departed = record.departed
     for spot in record.live_spots():
-        result = results[spot.id]
+        spot_id = spot.id
+        result = results[spot_id]
         script = scripts.get(id(result))
         if script is None:
             script = scripts[id(result)] = (result.to_script(), result.net)
-        spots[spot.label] = {
-            "spot": spot.id,
+        summary = spots[spot.label] = {
+            "spot": spot_id,
             "player": spot.player_id,
             "currency": spot.currency,
             "result": script[0],
             "net": script[1],
         }
-        if spot.id in record.departed:
+        if spot_id in departed:
             # The live seat played on by the timeout rule; only its side bets' money is the live round's.
-            sides = dict(results[spot.id].side_bets)
-            spots[spot.label]["continuation"] = True
-            spots[spot.label]["net"] = sum(side.net for side in sides.values())
+            sides = dict(result.side_bets)
+            summary["continuation"] = True
+            summary["net"] = sum(side.net for side in sides.values())
     dealer = record.dealer_cards
     return {
         "dealer": {"cards": [str(card) for card in dealer], "total": hand_total(dealer) if dealer else 0},

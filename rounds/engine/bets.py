@@ -41,6 +41,8 @@ class PlayerEntry:
         # Callers may hand lists and dicts; the entry must be hashable because settlement memoises on it.
         if not isinstance(self.actions, tuple):
             object.__setattr__(self, "actions", tuple(self.actions))
+        if type(self.side_bets) is tuple:
+            return  # what settlement hands for every spot; the ABC's isinstance below was a fifth of building one
         if isinstance(self.side_bets, Mapping):
             object.__setattr__(self, "side_bets", tuple(self.side_bets.items()))
         elif not isinstance(self.side_bets, tuple):

@@ -341,16 +341,17 @@ def settle_round(
     # Identical players (equal memo keys) are played and settled once; the first of them stands for all.
     keys = [memo_key(entry) if memo and not entry.behind else None for entry in players]
     first_of: dict[tuple[Any, ...], int] = {}
+    # Each player's group, as the index of the player who stands for it: each key is hashed once.
+    group: list[int] = []
     try:
         for index, key in enumerate(keys):
-            if key is not None:
-                first_of.setdefault(key, index)
+            group.append(index if key is None else first_of.setdefault(key, index))
     except TypeError:
         # A value that cannot be hashed (a list for a stake or a flag) is a wrong-typed entry: say which.
         for entry in players:
             check_entry(rules, entry, dealer_cards[0])
         raise
-    deciding = [index for index, key in enumerate(keys) if key is None or first_of[key] == index]
+    deciding = [index for index, first in enumerate(group) if first == index]
     # The first player of each group is checked for all of it: checking each of thousands of identical common-draw
     # players costs the memo a third of its speed. Equal keys compare by value (1000 == 1000.0): entries that may
     # be wrong-typed come with `untrusted` and were all checked above.
@@ -364,10 +365,7 @@ def settle_round(
         index: position.settle(players[index], played[index], dealer, _play_key(keys[index]))
         for index in deciding
     }
-    results = {
-        entry.id: settled[index if key is None else first_of[key]]
-        for index, (entry, key) in enumerate(zip(players, keys, strict=True))
-    }
+    results = {entry.id: settled[first] for entry, first in zip(players, group, strict=True)}
     return RoundResult(results, dealer, max((p.used for p in played.values()), default=0))
 
 

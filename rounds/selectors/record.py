@@ -4,6 +4,7 @@ settlement) or rebuilt from its append-only audit trail alone (replay)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from django.db import connection
@@ -31,6 +32,13 @@ def decision_record(decision: Decision) -> DecisionRecord:
 # The columns of RoundBet and Decision that make a BetRecord and a DecisionRecord, in their field order.
 BET_RECORD_FIELDS = ("id", "spot_id", "kind", "hand_index", "amount", "funding", "wallet_bet_id")
 DECISION_RECORD_FIELDS = ("spot_id", "sequence", "kind", "action", "effective", "hand_index", "funded")
+
+
+# The records straight from the rows, without _make's Python frame and length check for each of the 70,000 rows of
+# a big common draw: the queries below select exactly the records' fields, in their order.
+_bet_make = partial(tuple.__new__, BetRecord)
+_decision_make = partial(tuple.__new__, DecisionRecord)
+_spot_make = partial(tuple.__new__, SpotRecord)
 
 
 # The record's reads as SQL written once: every card, decision and settlement loads the record, and compiling
@@ -73,15 +81,15 @@ def round_record_load(round: Round, *, spot_ids: list[int] | None = None) -> Rou
         cursor.execute(_SPOTS_SQL.format(spots=spots), params)
         rows = cursor.fetchall()
         cursor.execute(_BETS_SQL.format(spots=bet_spots), params)
-        record.bets = list(map(BetRecord._make, cursor.fetchall()))
+        record.bets = list(map(_bet_make, cursor.fetchall()))
         cursor.execute(_DECISIONS_SQL.format(spots=spot_only), params)
         decisions = cursor.fetchall()
     if connection.vendor != "postgresql":  # SQLite gives its booleans as 0 and 1
         rows = [(*row[:3], bool(row[3]), row[4], bool(row[5]), bool(row[6])) for row in rows]
         decisions = [(*row[:6], None if row[6] is None else bool(row[6])) for row in decisions]
-    record.spots = [SpotRecord._make(row[:6]) for row in rows]
+    record.spots = [_spot_make(row[:6]) for row in rows]
     record.departed = {row[0] for row in rows if row[6]}
-    record.decisions = list(map(DecisionRecord._make, decisions))
+    record.decisions = list(map(_decision_make, decisions))
     return record
 
 

@@ -7,11 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rounds import errors, selectors, services
+from rounds.engine.bets import PlayerEntry
 from rounds.engine.rules import rules_for
 from rounds.engine.script import settle_script
 from rounds.engine.settle import HandResult, PlayerResult, StakeResult
 from rounds.engine_adapter import (
     BetRecord,
+    DecisionRecord,
     RoundRecord,
     SpotRecord,
     _proportional,
@@ -19,6 +21,7 @@ from rounds.engine_adapter import (
     rules_overrides,
     side_bet_returns,
     spot_bet_returns,
+    spot_entry,
 )
 from rounds.models import RoundState
 from tests.helpers import cash, chips
@@ -110,6 +113,30 @@ def test_spots_sharing_a_result_and_bet_shape_get_the_same_split_as_each_spot_al
     # 2003 * 667 // 1001 = 1334 and 2003 * 334 // 1001 = 668: the remainder goes to the larger stake
     assert (got[4], got[5], got[1], got[2]) == ((1335, 0), (668, 0), (1000, 0), (1003, 0))
     assert 7 not in got and got[9] == (900, 0)  # spot 3 departed: only its side bet is the live round's
+
+
+def test_spots_with_the_same_bets_and_decisions_share_entry_fields_but_a_mistyped_stake_is_seen_as_it_is():
+    """spot_entry works out each distinct set of bets and decisions once; a record holding a stake that is not an
+    int (an audit trail may say 1000.0) is not memoised, so the engine sees every value as it is."""
+    def record_of(amounts):
+        record = RoundRecord(rules=rules_for("classic_eu"), common_draw=True)
+        for spot_id, amount in enumerate(amounts, start=1):
+            record.spots.append(SpotRecord(spot_id, spot_id, None, False, "EUR", False))
+            record.bets.append(BetRecord(2 * spot_id, spot_id, "main", 0, amount, "cash", spot_id))
+            record.bets.append(BetRecord(2 * spot_id + 1, spot_id, "any_pair", 0, 100, "cash", spot_id))
+            record.decisions.append(DecisionRecord(spot_id, 1, "action", "double", "double", 0, spot_id != 2))
+        record.reindex()
+        return record
+
+    record = record_of([1000, 1000, 1000])
+    entries = [spot_entry(record, spot) for spot in record.spots]
+    assert [e.id for e in entries] == ["p1", "p2", "p3"]
+    assert entries[0] == PlayerEntry("p1", 1000, 0, (("any_pair", 100),), False, None, ("double",))
+    assert entries[1].balance == 0 and entries[2].balance is None
+    assert entries[2] == PlayerEntry("p3", 1000, 0, (("any_pair", 100),), False, None, ("double",))
+    mixed = record_of([1000, 1000, 1000.0])
+    [first, _, third] = [spot_entry(mixed, spot) for spot in mixed.spots]
+    assert type(first.main) is int and type(third.main) is float
 
 
 @settings(max_examples=200, deadline=None)

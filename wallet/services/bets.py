@@ -364,18 +364,19 @@ def bet_resolve(*, resolutions: Iterable[BetResolutionSpec], idempotency_key: st
     key = _key_check(idempotency_key)
     returns: dict[int, tuple[int, int]] = {}
     for spec in resolutions:
-        if not isinstance(spec, BetResolutionSpec):
+        # The common case (exact types, in range) is decided by the first test of each check: a settlement has
+        # tens of thousands of resolutions; anything else gets the full check and its message.
+        if type(spec) is not BetResolutionSpec and not isinstance(spec, BetResolutionSpec):
             raise InvalidResolution(f"A resolution must be a BetResolutionSpec, not {spec!r}.")
-        if isinstance(spec.bet_id, bool) or not isinstance(spec.bet_id, int):
-            raise InvalidResolution(f"A bet id is a whole number, not {spec.bet_id!r}.")
-        if spec.bet_id in returns:
-            raise InvalidResolution(f"Bet {spec.bet_id} appears twice in one settlement.")
-        cash, chips = spec.cash_return, spec.chips_return
-        # The common case checked inline (a settlement has tens of thousands); anything else gets the message.
+        bet_id, cash, chips = spec.bet_id, spec.cash_return, spec.chips_return
+        if type(bet_id) is not int and (isinstance(bet_id, bool) or not isinstance(bet_id, int)):
+            raise InvalidResolution(f"A bet id is a whole number, not {bet_id!r}.")
+        if bet_id in returns:
+            raise InvalidResolution(f"Bet {bet_id} appears twice in one settlement.")
         if not (type(cash) is int and type(chips) is int and 0 <= cash <= MAX_AMOUNT and 0 <= chips <= MAX_AMOUNT):
-            cash = _amount_check(cash, what=f"cash return of bet {spec.bet_id}", zero_ok=True)
-            chips = _amount_check(chips, what=f"chips return of bet {spec.bet_id}", zero_ok=True)
-        returns[spec.bet_id] = (cash, chips)
+            cash = _amount_check(cash, what=f"cash return of bet {bet_id}", zero_ok=True)
+            chips = _amount_check(chips, what=f"chips return of bet {bet_id}", zero_ok=True)
+        returns[bet_id] = (cash, chips)
     if not returns:
         raise InvalidResolution("There is no bet to resolve.")
     return _settle(
