@@ -18,41 +18,36 @@ which drops the triggers 0006 made, so they are made again here).
 import django.db.models.deletion
 from django.db import migrations, models
 
-ENTRY_CHECK_PG = """
-CREATE OR REPLACE FUNCTION wallet_entry_references_check() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    missing bigint;
-BEGIN
+TRANSACTION_CHECK = """
     SELECT n.transaction_id INTO missing FROM (SELECT DISTINCT transaction_id FROM new_rows) n
      WHERE NOT EXISTS (SELECT 1 FROM wallet_ledgertransaction t WHERE t.id = n.transaction_id) LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'insert into wallet_entry refused: transaction_id % is not in wallet_ledgertransaction',
             missing USING ERRCODE = 'foreign_key_violation';
-    END IF;
+    END IF;"""
+
+ACCOUNT_CHECK = """
     SELECT n.account_id INTO missing FROM (SELECT DISTINCT account_id FROM new_rows) n
      WHERE NOT EXISTS (SELECT 1 FROM wallet_account t WHERE t.id = n.account_id) LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'insert into wallet_entry refused: account_id % is not in wallet_account', missing
             USING ERRCODE = 'foreign_key_violation';
-    END IF;
+    END IF;"""
+
+
+def _entry_check_function(checks: str) -> str:
+    return f"""
+CREATE OR REPLACE FUNCTION wallet_entry_references_check() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    missing bigint;
+BEGIN{checks}
     RETURN NULL;
 END $$
 """
 
-ENTRY_CHECK_PG_UNDO = """
-CREATE OR REPLACE FUNCTION wallet_entry_references_check() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    missing bigint;
-BEGIN
-    SELECT n.transaction_id INTO missing FROM (SELECT DISTINCT transaction_id FROM new_rows) n
-     WHERE NOT EXISTS (SELECT 1 FROM wallet_ledgertransaction t WHERE t.id = n.transaction_id) LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'insert into wallet_entry refused: transaction_id % is not in wallet_ledgertransaction',
-            missing USING ERRCODE = 'foreign_key_violation';
-    END IF;
-    RETURN NULL;
-END $$
-"""
+
+ENTRY_CHECK_PG = _entry_check_function(TRANSACTION_CHECK + ACCOUNT_CHECK)
+ENTRY_CHECK_PG_UNDO = _entry_check_function(TRANSACTION_CHECK)  # as 0006 made it
 
 IDENTITY_WHEN = ("OLD.kind IS DISTINCT FROM NEW.kind OR OLD.currency IS DISTINCT FROM NEW.currency "
                  "OR OLD.player_id IS DISTINCT FROM NEW.player_id")
