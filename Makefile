@@ -20,8 +20,8 @@ run: venv
 test: venv
 	scripts/test.sh
 
-# The fast check while working (pytest 100 to 110 s warm on the 2-CPU host last measured, where the tree before
-# took 125 to 131 s; docs/benchmarks.md): ruff, mypy, the vectors, the tests needing no worker,
+# The fast check while working (pytest 100 to 140 s warm on the 2-CPU hosts measured, by their speed on the day;
+# docs/benchmarks.md): ruff, mypy, the vectors, the tests needing no worker,
 # browser, simulator run, exact RTP solver, hostile-input or persona walk (`slow`). `make test` is still what
 # CI runs.
 check: venv
