@@ -20,10 +20,9 @@ run: venv
 test: venv
 	scripts/test.sh
 
-# The fast check while working (pytest 100 to 140 s warm on the 2-CPU hosts measured, by their speed on the day;
-# docs/benchmarks.md): ruff, mypy, the vectors, the tests needing no worker,
-# browser, simulator run, exact RTP solver, hostile-input or persona walk (`slow`). `make test` is still what
-# CI runs.
+# The fast check while working (45 s warm on an idle 2-CPU host, 2026-12-04; docs/benchmarks.md): ruff, mypy,
+# the vectors, the tests needing no worker, browser, simulator run, exact RTP solver, hostile-input or persona
+# walk (`slow`). `make test` is still what CI runs.
 check: venv
 	scripts/check.sh
 

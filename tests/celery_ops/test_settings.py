@@ -62,7 +62,7 @@ def test_the_rtp_tasks_have_a_queue_of_their_own_and_settlements_and_sweeps_the_
         assert app.amqp.router.route({}, name)["queue"].name == default, name
 
 
-def test_what_the_services_queue_is_published_to_the_queue_its_route_names(monkeypatch,
+def test_what_the_services_queue_is_published_to_the_queue_its_route_names(db, monkeypatch,
                                                                            django_capture_on_commit_callbacks):
     # Through casino.queue.task_queue (by name, as every service sends), down to the message Celery publishes.
     from casino.celery import app
