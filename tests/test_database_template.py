@@ -26,6 +26,7 @@ def test_each_worker_database_is_a_copy_of_the_template_migrated_once():
     template, workers = f"test_{name}_template", [f"test_{name}_gw0", f"test_{name}_gw1"]
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
     env["DATABASE_URL"] = f"{server}/{name}"
+
     def run_on_two_workers() -> None:
         run = subprocess.run(
             [sys.executable, "-m", "pytest", "tests/wallet/test_audit_after_tests.py", "-q", "-n", "2", "--reuse-db",
