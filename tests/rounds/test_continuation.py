@@ -92,9 +92,28 @@ def test_a_disconnection_between_deal_and_decisions_continues_non_live(
     assert RoundEvent.objects.filter(round=round, kind="continuation_cards").exists()
 
 
+def _low_cards_on_top_of_the_continuation_shoe(monkeypatch):
+    """A continuation's own cards come from a CSPRNG shoe; a natural among the first two (about one deal in twenty)
+    leaves nothing to decide and finishes the continuation at once, so there would be nothing for a deadline to
+    complete. Four low cards on top of the real shoe keep every later draw the shoe's own."""
+    from rounds.services import continuation as continuation_services
+
+    real = continuation_services.continuation_shoe
+
+    def shoe(dealt):
+        cards = real(dealt)
+        for card in ("5h", "6s", "7c", "8d"):
+            cards.remove(card)
+            cards.insert(0, card)
+        return cards
+
+    monkeypatch.setattr(continuation_services, "continuation_shoe", shoe)
+
+
 def test_a_disconnection_before_the_deal_is_completed_by_the_deadline_sweep(
-    celery_worker, client_for, operator, classic_table, funded
+    celery_worker, client_for, operator, classic_table, funded, monkeypatch
 ):
+    _low_cards_on_top_of_the_continuation_shoe(monkeypatch)
     a, b = funded(), funded()
     table = ApiTable(client_for, operator, "LB01")
     _seated_round(table, a, b)
