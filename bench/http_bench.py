@@ -1,15 +1,17 @@
-"""HTTP benchmark: bet placement through the game-client API, served by gunicorn, at 10, 50 and 200 concurrent
-clients in one run.
+"""HTTP benchmark: bet placement through the game-client API, served by the production web server
+(scripts/web.sh: granian), at 10, 50 and 200 concurrent clients in one run.
 
-    .venv/bin/python bench/http_bench.py [--clients 10,50,200] [--seconds 15] [--workers N] [--threads T] [--quick]
+    .venv/bin/python bench/http_bench.py [--clients 10,50,200] [--seconds 15] [--workers N] [--threads T]
+                                         [--server granian|gunicorn] [--quick]
 
 Its own PostgreSQL database (casino_bench_http, dropped and re-created): one open common-draw table with a round
 whose betting stays open for the run, 1,000 funded players, each logged in (a session cookie and a CSRF token,
-as a browser or game client holds them) and sitting at the table. gunicorn serves casino.wsgi; the load comes
+as a browser or game client holds them) and sitting at the table. The web server serves casino.wsgi (--server
+gunicorn: gunicorn's sync workers, the server before, for a comparison in the same run); the load comes
 from one asyncio process holding one connection per client, each client placing one bet at a time
 (POST /api/rounds/<game>/bets/ with an Idempotency-Key) round-robin over its share of the players. Measured, for
-each number of clients in turn: requests per second and p50/p99 latency over the window, and the CPU gunicorn,
-PostgreSQL and the load generator used per bet; against pgbench TPC-B (50 clients) on the same machine in the
+each number of clients in turn: requests per second and p50/p99 latency over the window, and the CPU the web
+server, PostgreSQL and the load generator used per bet; against pgbench TPC-B (50 clients) on the same machine in the
 same run, and, as a floor, GET /healthz (no session, no database) through the same server and 50 clients.
 Prints markdown on stdout (bench/run_all.py collects it).
 """
@@ -105,27 +107,40 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def gunicorn_start(port: int, workers: int, threads: int) -> subprocess.Popen:
+def server_start(kind: str, port: int, workers: int, threads: int) -> subprocess.Popen:
     OUTPUT.mkdir(parents=True, exist_ok=True)
-    log = open(OUTPUT / "http-bench-gunicorn.log", "w")  # noqa: SIM115 - owned by the process
-    # --preload: the workers fork from a master that has loaded Django, so none is still booting when the
-    # clients start.
-    command = [str(Path(sys.executable).parent / "gunicorn"), "casino.wsgi", "-b", f"127.0.0.1:{port}",
-               "-w", str(workers), "--preload", "--log-level", "warning"]
-    if threads > 1:
-        command += ["-k", "gthread", "--threads", str(threads), "--keep-alive", "30"]
-    proc = subprocess.Popen(command, cwd=REPO, env={**os.environ, **ENV}, stdout=log, stderr=subprocess.STDOUT)
+    log = open(OUTPUT / f"http-bench-{kind}.log", "w")  # noqa: SIM115 - owned by the process
+    env = {**os.environ, **ENV, "WEB_BIND": f"127.0.0.1:{port}", "WEB_WORKERS": str(workers),
+           "WEB_THREADS": str(threads), "WEB_PYTHON_BIN": str(Path(sys.executable).parent)}
+    if kind == "granian":
+        command = [str(REPO / "scripts" / "web.sh")]
+    else:
+        # --preload: the workers fork from a master that has loaded Django, so none is still booting when the
+        # clients start.
+        command = [str(Path(sys.executable).parent / "gunicorn"), "casino.wsgi", "-b", f"127.0.0.1:{port}",
+                   "-w", str(workers), "--preload", "--log-level", "warning"]
+        if threads > 1:
+            command += ["-k", "gthread", "--threads", str(threads), "--keep-alive", "30"]
+    proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    return server_wait(proc, port, log.name)
+
+
+def server_wait(proc: subprocess.Popen, port: int, log_name: str) -> subprocess.Popen:
+    """The server once GET /healthz answers 200 (a port that accepts can still be loading Django)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {proc.returncode}; see {log.name}")
+            raise SystemExit(f"the web server exited with {proc.returncode}; see {log_name}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return proc
+            with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                if sock.recv(64).startswith(b"HTTP/1.1 200"):
+                    return proc
         except OSError:
-            time.sleep(0.2)
+            pass
+        time.sleep(0.2)
     proc.kill()
-    raise SystemExit("gunicorn did not start listening within 60 s")
+    raise SystemExit(f"the web server did not answer GET /healthz within 60 s; see {log_name}")
 
 
 class Client:
@@ -211,11 +226,11 @@ async def load(port: int, path: str, sessions: list[str], *, clients: int, warmu
             "reconnects": sum(c.reconnects for c in pool) - clients}
 
 
-SERVER_PID = 0  # gunicorn's master, once started: only its workers count as "gunicorn"
+SERVER_PID = 0  # the server's first process, once started: it and its children count as "web server"
 
 
 def cpu_ticks() -> dict[str, int]:
-    """CPU time (clock ticks) used so far by the processes of each group: this run's gunicorn workers, the
+    """CPU time (clock ticks) used so far by the processes of each group: this run's web server, the
     PostgreSQL backends of this run's database, the load generator, the rest. The database server is shared
     with whatever else runs on the machine: a backend counts only if it serves this benchmark's database, and
     one that ends during the window cannot take its ticks with it from the group."""
@@ -229,8 +244,8 @@ def cpu_ticks() -> dict[str, int]:
                 serves = f" {database} " in (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(
                     errors="replace") + " "
                 group = f"postgres:{stat.parent.name}" if serves else "other"
-            elif "gunicorn" in name and SERVER_PID in (int(stat.parent.name), int(fields[1])):
-                group = "gunicorn"
+            elif SERVER_PID in (int(stat.parent.name), int(fields[1])):
+                group = "web"
             else:
                 group = "load generator" if stat.parent.name == str(os.getpid()) else "other"
         except (OSError, ValueError):
@@ -322,14 +337,22 @@ def main() -> int:
                         help="numbers of concurrent clients, one window each, comma-separated")
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--workers", type=int, default=(os.cpu_count() or 2) + 1,
-                        help="gunicorn worker processes (CPU + 1: the most bets per second on the 2-CPU machine)")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads per gunicorn worker: 1, sync workers (docs/operations.md); more: gthread")
+    parser.add_argument("--server", choices=("granian", "gunicorn"), default="granian",
+                        help="granian: scripts/web.sh, the production server; gunicorn: the server before")
+    parser.add_argument("--workers", type=int,
+                        help="web server processes (default: granian one per CPU, gunicorn CPU + 1, the most bets "
+                             "per second of each on the 2-CPU machine)")
+    parser.add_argument("--threads", type=int,
+                        help="threads per process (default: granian 4; gunicorn 1, sync workers; more: gthread)")
     parser.add_argument("--quick", action="store_true", help="3-second smoke windows, no pgbench")
     parser.add_argument("--no-pgbench", action="store_true", help="skip the pgbench reference")
     args = parser.parse_args()
     args.clients = [int(n) for n in str(args.clients).split(",")]
+    cpus = os.cpu_count() or 2
+    if args.workers is None:
+        args.workers = cpus if args.server == "granian" else cpus + 1
+    if args.threads is None:
+        args.threads = 4 if args.server == "granian" else 1
     if args.quick:
         args.seconds, args.warmup = 3, 1
     pg = pg_params(BENCH_URL)
@@ -350,7 +373,7 @@ def main() -> int:
     info = setup(PLAYERS)
     connections.close_all()
     port = free_port()
-    server = gunicorn_start(port, args.workers, args.threads)
+    server = server_start(args.server, port, args.workers, args.threads)
     global SERVER_PID
     SERVER_PID = server.pid
     path = f"/api/rounds/{info['game_number']}/bets/"
@@ -361,7 +384,7 @@ def main() -> int:
             raise SystemExit(f"the round's betting closes before the {needed} s of windows would end: fewer "
                              "client counts or shorter --seconds")
         for clients in args.clients:
-            progress(f"  gunicorn -w {args.workers} --threads {args.threads}; {clients} clients for "
+            progress(f"  {args.server}, {args.workers} processes x {args.threads} threads; {clients} clients for "
                      f"{args.warmup} + {args.seconds} s ...")
             windows[clients] = asyncio.run(measured(load(port, path, info["sessions"], clients=clients,
                                                          warmup=args.warmup, seconds=args.seconds),
@@ -388,7 +411,9 @@ def _cpu_per_bet(figures: dict) -> dict[str, float]:
 
 def report(args, windows: dict[int, dict], floor: dict, check: dict, tps: float | None, scale: int | None,
            version: str) -> str:
-    server = (f"`gunicorn casino.wsgi -w {args.workers} -k gthread --threads {args.threads} --preload`"
+    server = (f"granian (`scripts/web.sh`, WEB_WORKERS={args.workers}, WEB_THREADS={args.threads}; keep-alive)"
+              if args.server == "granian" else
+              f"`gunicorn casino.wsgi -w {args.workers} -k gthread --threads {args.threads} --preload`"
               if args.threads > 1 else f"`gunicorn casino.wsgi -w {args.workers} --preload` (sync workers)")
     rows = []
     for clients, figures in windows.items():
@@ -398,7 +423,8 @@ def report(args, windows: dict[int, dict], floor: dict, check: dict, tps: float 
         share = f"{rps / tps:.1%}" if tps else "—"
         rows.append(
             f"| {clients} | **{rps:,.0f}** | {share} | {p50:.1f} ms | {p99:.1f} ms | {p99 / p50 if p50 else 0:.2f} | "
-            f"{cpu.get('gunicorn', 0):.2f} ms / {cpu.get('postgres', 0):.2f} ms | "
+            f"{cpu.get('web', 0):.2f} / {cpu.get('postgres', 0):.2f} / {cpu.get('load generator', 0):.2f} / "
+            f"{cpu.get('other', 0):.2f} ms | {(os.cpu_count() or 2) * 1000 / rps if rps else 0:.2f} ms | "
             f"{figures['statuses'].get(201, 0):,}{' (other answers: ' + str(others) + ')' if others else ''} |")
     goal_window = windows.get(GOAL_CLIENTS)
     if goal_window and tps:
@@ -411,21 +437,23 @@ def report(args, windows: dict[int, dict], floor: dict, check: dict, tps: float 
         goal = "no pgbench reference in this run (--quick or --no-pgbench): no ratio"
     pgbench = (f"pgbench TPC-B, {GOAL_CLIENTS} clients, `-j 2 -T {args.seconds}`, scale {scale}: **{tps:,.0f} tps**"
                if tps else "pgbench: not run")
-    floor_cpu = f", {_cpu_per_bet(floor).get('gunicorn', 0):.2f} ms of gunicorn CPU per request"
+    floor_cpu = f", {_cpu_per_bet(floor).get('web', 0):.2f} ms of the web server's CPU per request"
     statements = check["statements"]
-    return f"""Measured by `bench/http_bench.py` on {machine()}, {version}; gunicorn, PostgreSQL, the load
+    shown = GOAL_CLIENTS if GOAL_CLIENTS in windows else next(iter(windows))
+    return f"""Measured by `bench/http_bench.py` on {machine()}, {version}; the web server, PostgreSQL, the load
 generator and pgbench ran on this one machine, one after the other.
 
 - Reference, same run: {pgbench}; floor: `GET /healthz` (Django's middleware, no session, no database), same
   server, {GOAL_CLIENTS} clients: {floor['per_second']:,.0f} requests/s, p50 {floor['p50_ms']:.1f} ms, p99 {floor['p99_ms']:.1f} ms{floor_cpu}.
 - Goal: {goal}.
 
-| Clients | Bets/s | Share of pgbench | p50 | p99 | p99 / p50 | CPU per bet: gunicorn / PostgreSQL | Bets placed (201) |
-|---|---|---|---|---|---|---|---|
+| Clients | Bets/s | Share of pgbench | p50 | p99 | p99 / p50 | CPU per bet: web server / PostgreSQL / load generator / rest of the machine | The machine's two CPUs per bet | Bets placed (201) |
+|---|---|---|---|---|---|---|---|---|
 {chr(10).join(rows)}
 
 - Server: {server}, DEBUG off, PostgreSQL with persistent connections and prepared statements. Clients: one
-  asyncio process, one HTTP/1.1 connection per client (sync workers close it after each response), one bet
+  asyncio process, one HTTP/1.1 connection per client, opened again only when the server closes it (gunicorn's sync
+  workers do after each response; {windows[shown]['reconnects']:,} reconnections in the {shown}-client run), one bet
   at a time, round-robin over its share of {PLAYERS:,} logged-in players sitting at the table (session cookie +
   CSRF token), a fresh Idempotency-Key per request, {args.seconds} s per window after {args.warmup} s of warm-up.
 - {check['bets']:,} bets held in the round in all (warm-ups included); the ledger audit is clean afterwards.

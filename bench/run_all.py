@@ -45,7 +45,7 @@ BENCHES = [
      ["--players", "100000", "--scale-from", "1000", "--threads", "6", "--template", "bench_settle_100000"],
      ["--players", "2000", "--scale-from", "200"], "--settle-100k"),
     # One run: the windows at 10, 50 and 200 clients share the round, the server and the pgbench reference.
-    ("Bet placement through the HTTP API (gunicorn, 10, 50 and 200 clients)", "http_bench.py", [], ["--quick"],
+    ("Bet placement through the HTTP API (scripts/web.sh, 10, 50 and 200 clients)", "http_bench.py", [], ["--quick"],
      None),
     # Loading 10,000,000 ledger entries takes about 5 minutes: past the quarter of an hour `make bench` aims at.
     ("Back office on large data", "backoffice_bench.py", ["--no-write"], ["--quick"], "--backoffice"),
