@@ -32,6 +32,8 @@ even, and the limits passed (min, max per bet) are the table's for that currency
 
 from __future__ import annotations
 
+from wallet.sql import POINT_LOOKUPS
+
 # The wallet's fingerprint of the hold names the spot in each bet's meta, which only the function learns: the
 # caller passes the fingerprint's text with this placeholder, replaced by the spot's id before it is hashed.
 SPOT_PLACEHOLDER = -987654321987
@@ -43,7 +45,7 @@ CREATE OR REPLACE FUNCTION rounds_bet_place(
     p_currency text, p_confirm_blocks boolean,
     p_kinds text[], p_amounts bigint[], p_mins bigint[], p_maxs bigint[],
     p_wallet_key text, p_wallet_fingerprint_text text, p_wallet_meta jsonb
-) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+) RETURNS jsonb LANGUAGE plpgsql %(point_lookups)s AS $fn$
 DECLARE
     v_request bigint;
     v_round record;
@@ -164,7 +166,7 @@ BEGIN
 END
 $fn$
 
-""".replace("%(placeholder)s", f"'{SPOT_PLACEHOLDER}'")
+""".replace("%(placeholder)s", f"'{SPOT_PLACEHOLDER}'").replace("%(point_lookups)s", POINT_LOOKUPS)
 
 DROP_SQL = "DROP FUNCTION IF EXISTS rounds_bet_place(bigint, text, timestamptz, integer, text, text, timestamptz, " \
     "timestamptz, text, boolean, text[], bigint[], bigint[], bigint[], text, text, jsonb)"

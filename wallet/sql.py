@@ -254,13 +254,18 @@ class LedgerStatements:
 # rolls back). PL/pgSQL, one plain statement per row kind: it keeps its plans for the session (PostgreSQL 15
 # plans an SQL function's statements again on every call), and the statements cost less of the database's CPU
 # than the same work as one statement of data-modifying CTEs (docs/benchmarks.md).
+#
+# POINT_LOOKUPS: the functions of the ledger (this one, its statement triggers, the bet placement's) look rows up
+# by key only, and keep each plan for the session; priced out of sequential scans and hash or merge joins, a
+# plan made while a table was small cannot go on scanning it whole as it grows (wallet migration 0011).
+POINT_LOOKUPS = "SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off"
 HOLD_FUNCTION_SQL = """
 CREATE OR REPLACE FUNCTION wallet_bet_hold_one_account(
     p_idempotency_key text, p_fingerprint text, p_created_at timestamptz, p_reference text, p_actor_id integer,
     p_meta jsonb, p_player_id integer, p_account_kind text, p_house_kind text, p_currency text,
     p_amounts bigint[], p_kinds text[], p_references text[], p_metas jsonb[],
     OUT o_transaction bigint, OUT o_account bigint, OUT o_balance bigint, OUT o_bets bigint[]
-) LANGUAGE plpgsql AS $fn$
+) LANGUAGE plpgsql %(point_lookups)s AS $fn$
 DECLARE
     v_total bigint := (SELECT sum(a) FROM unnest(p_amounts) a);
     v_house bigint;
@@ -295,7 +300,7 @@ BEGIN
     ) SELECT array_agg(id ORDER BY id) INTO o_bets FROM b;
 END
 $fn$
-"""
+""".replace("%(point_lookups)s", POINT_LOOKUPS)
 
 HOLD_CALL_SQL = (
     "SELECT o_transaction, o_account, o_balance, o_bets FROM wallet_bet_hold_one_account("
