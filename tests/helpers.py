@@ -1,5 +1,6 @@
 """Plain helpers the tests import (fixtures live in tests/fixtures/, factories in tests/factories.py)."""
 
+import socket
 import threading
 import time
 from pathlib import Path
@@ -10,6 +11,13 @@ from wallet.models import AccountKind
 REPO = Path(__file__).resolve().parents[1]
 # Logs of the worker and screenshots of the browser tests.
 OUTPUT = REPO / "var" / "test-output"
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now, for a server a test starts."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def wait_for(predicate, *, timeout: float = 20.0, interval: float = 0.1, what: str = "condition"):

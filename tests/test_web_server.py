@@ -6,10 +6,8 @@ import http.client
 import json
 import os
 import re
-import socket
 import subprocess
 import time
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -17,26 +15,20 @@ import pytest
 from accounts.models import LoginEvent, LoginRecord
 from rounds.models import RoundBet
 from tests.fixtures.worker import _database_url_for_worker
-from tests.helpers import join_table
+from tests.helpers import REPO, free_port, join_table
 from tests.rounds.test_api import API, post
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-REPO = Path(__file__).resolve().parents[1]
 CSRF = "web0server0test0csrf0token000000"  # Django's unmasked 32-character secret format
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
 def web_server(tmp_path):
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, DATABASE_URL=_database_url_for_worker(), WEB_BIND=f"127.0.0.1:{port}", WEB_WORKERS="1",
                WEB_THREADS="2", ALLOWED_HOSTS="127.0.0.1", SECURE_SSL_REDIRECT="0", LOG_LEVEL="WARNING")
     log = tmp_path / "web.log"

@@ -13,14 +13,10 @@ from pathlib import Path
 import pytest
 
 from bench.soak_hosts import Network, comparison
+from tests.helpers import free_port
 
 RELAY = Path(__file__).resolve().parents[2] / "bench" / "soak_relay.py"
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def echo_server() -> int:

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import uuid
@@ -15,23 +14,18 @@ import pytest
 
 from casino.worker_process import CeleryWorker
 from rounds.models import RoundState
-from tests.helpers import OUTPUT, cash, wait_for
+from tests.helpers import OUTPUT, cash, free_port, wait_for
 from tests.rounds.test_worker_recovery import at_the_dealer
 
 pytestmark = [pytest.mark.worker]
 
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class OwnRedis:
     """A redis-server persisting nothing, on a port nobody else uses."""
 
     def __init__(self, *extra: str, auth: tuple[str, str] | None = None):
-        self.port = _free_port()
+        self.port = free_port()
         self.extra = extra
         self.auth = auth
         self.proc: subprocess.Popen | None = None
